@@ -1,0 +1,148 @@
+"""The ``academie`` command line. Each command mirrors a function of the package:
+``build`` → pipeline.build.build, ``cite`` → pipeline.lookup.cite, ``outline`` →
+pipeline.lookup.outline. Heavy modules are imported inside the commands, so that
+reading the database (``cite``, ``outline``) starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+DEFAULT_DB = "build/academie.db"
+DEFAULT_CORPUS = "corpus"
+
+
+@click.group()
+@click.version_option(package_name="academie")
+def cli():
+    """Académie: OCR'd chapters of historical game treatises turned into a clean,
+    structured, citable edition, published as a Datasette database."""
+
+
+@cli.command()
+@click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True, type=click.Path(path_type=Path),
+              help="Folder of chapter files, with manifest.toml and games.toml")
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path),
+              help="Database to write (replaced only when the build is complete)")
+@click.option("--jobs", "-j", default=1, show_default=True, help="Chapters processed in parallel")
+@click.option("--max-chapter-size", default=2_000_000, show_default=True, help="Largest chapter file accepted, in bytes")
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary")
+def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool):
+    """Build the database from the corpus."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from .build import build as run_build, chapter_files
+    from .records import InputError
+
+    err = Console(stderr=True)
+    try:
+        total = len(chapter_files(corpus)) if corpus.is_dir() else 0
+        with Progress(TextColumn("[bold]building"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                      console=err, transient=True, disable=quiet or not err.is_terminal) as bar:
+            task = bar.add_task("", total=total)
+            report = run_build(corpus, db, jobs=jobs, max_bytes=max_chapter_size,
+                               progress=lambda name: bar.update(task, advance=1, description=name))
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    for d in report.diagnostics:
+        if d.level == "error" or (not quiet and d.level == "warning"):
+            click.echo(str(d), err=True)
+    click.echo(
+        f"{db}: {report.chapters} chapters, {report.games} games, {report.articles} articles, "
+        f"{report.passages} passages, {report.corrections} corrections, {len(report.warnings)} warnings, "
+        f"{len(report.errors)} errors"
+    )
+    if report.errors:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+@click.option("--port", default=8001, show_default=True)
+@click.option("--metadata", default=None, type=click.Path(path_type=Path), help="Datasette metadata (default: schema/metadata.yml)")
+def serve(db: Path, port: int, metadata: Path | None):
+    """Serve the database with Datasette, read-only, on 127.0.0.1."""
+    from .publish import SCHEMA_DIR
+
+    if not db.exists():
+        click.echo(f"error: {db}: no database; run 'academie build' first", err=True)
+        sys.exit(2)
+    metadata = metadata or SCHEMA_DIR / "metadata.yml"
+    args = [sys.executable, "-m", "datasette", "serve", "-i", str(db), "--host", "127.0.0.1", "--port", str(port),
+            "--setting", "default_page_size", "50"]
+    if metadata.exists():
+        args += ["--metadata", str(metadata)]
+    click.echo(f"serving {db} on http://127.0.0.1:{port}/", err=True)
+    os.execv(sys.executable, args)
+
+
+@cli.command()
+@click.argument("reference")
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the passage as JSON")
+def cite(reference: str, db: Path, as_json: bool):
+    """Print the passage a REFERENCE names: 'Whist, art. 13', 'whist 13', 'aduj:whist.13'."""
+    from .lookup import LookupError_, connect, cite as find
+
+    try:
+        row = find(connect(db), reference)
+    except LookupError_ as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    if as_json:
+        keys = ["citation", "edition_id", "edition_title", "source_file", "chapter_number", "game", "kind",
+                "number", "number_raw", "page", "text_clean", "text_raw"]
+        click.echo(json.dumps({k: row[k] for k in keys}, ensure_ascii=False, indent=2))
+        return
+    where = [f"edition {row['edition_id']}"]
+    where.append(f"chapter {row['chapter_number']}" if row["chapter_number"] else f"file {row['source_file']}")
+    where.append(f"page {row['page']}" if row["page"] is not None else "page unknown")
+    title = f"{row['game_name'] or 'unknown game'}, art. {row['number']}" if row["kind"] == "article" else row["kind"]
+    click.echo(f"{row['citation']}  ({title}; {', '.join(where)})")
+    click.echo(row["edition_title"])
+    click.echo()
+    click.echo(row["text_clean"])
+
+
+@cli.command()
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the outline as JSON")
+def outline(db: Path, as_json: bool):
+    """Chapters → games → sections and articles, with their pages."""
+    from .lookup import LookupError_, connect, outline as make_outline
+
+    try:
+        data = make_outline(connect(db))
+    except LookupError_ as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    for c in data:
+        label = f"chapter {c['number']}" if c["number"] else c["source_file"]
+        click.echo(f"{c['edition']} · {label}" + (f" · {c['title']}" if c["title"] else ""))
+        for g in c["games"]:
+            click.echo(f"  {g['game'] or '(game unknown)'}")
+            articles = [i for i in g["items"] if i["kind"] == "article"]
+            for item in g["items"]:
+                if item["kind"] == "article":
+                    continue
+                page = f"p. {item['page']}" if item["page"] is not None else "p. ?"
+                click.echo(f"    {item['kind']}: {item['text']}  ({page}, {item['citation']})")
+            if articles:
+                pages = sorted({a["page"] for a in articles if a["page"] is not None})
+                span = f"pp. {pages[0]}–{pages[-1]}" if len(pages) > 1 else (f"p. {pages[0]}" if pages else "p. ?")
+                numbers = [a["number"] for a in articles]
+                click.echo(f"    articles {numbers[0]}–{numbers[-1]} ({len(numbers)}, {span})")
+
+
+if __name__ == "__main__":
+    cli()

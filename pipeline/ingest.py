@@ -1,0 +1,78 @@
+"""Stage 1, ingest: bytes on disk → ``RawChapter``.
+
+Accepts UTF-8 (with or without BOM), UTF-16 with a BOM, and cp1252/latin-1, and
+says which it used. Newlines become ``\\n`` and the text is put in Unicode NFC, so
+that every later offset refers to one canonical text; the sha256 is of the bytes,
+so the file itself can always be checked against the database.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import unicodedata
+from pathlib import Path
+
+from .records import Diagnostic, InputError, RawChapter
+
+DEFAULT_MAX_BYTES = 2_000_000  # a printed chapter is tens of kilobytes; a bigger file is not one
+
+
+def ingest(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> RawChapter:
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(path.name, f"cannot read: {exc.strerror or exc}") from None
+    if size > max_bytes:
+        raise InputError(
+            path.name,
+            f"file too large: {size / 1e6:.1f} MB, more than the {max_bytes / 1e6:.1f} MB a chapter can be "
+            "(split it, or raise --max-chapter-size)",
+        )
+    return ingest_bytes(path.read_bytes(), path.name)
+
+
+def ingest_bytes(data: bytes, name: str) -> RawChapter:
+    if not data.strip():
+        raise InputError(name, "empty file: no text to read")
+    text, encoding = _decode(data, name)
+    diagnostics = []
+    if encoding in ("cp1252", "latin-1"):
+        diagnostics.append(Diagnostic(name, "warning", f"not valid UTF-8: decoded as {encoding}"))
+    elif encoding.startswith("utf-16"):
+        diagnostics.append(Diagnostic(name, "info", f"decoded as {encoding}"))
+    controls = sum(1 for c in text if unicodedata.category(c) == "Cc" and c not in "\t\n\r\f\v")
+    if controls > max(2, len(text) // 200):
+        raise InputError(name, f"binary file: {controls} control characters, not text")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", text)
+    if not text.strip():
+        raise InputError(name, "empty file: no text to read")
+    return RawChapter(
+        source_file=name,
+        text=text,
+        sha256=hashlib.sha256(data).hexdigest(),
+        encoding=encoding,
+        size=len(data),
+        diagnostics=tuple(diagnostics),
+    )
+
+
+def _decode(data: bytes, name: str) -> tuple[str, str]:
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="strict"), "utf-8-sig"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16"), "utf-16"
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError(name, f"binary file: NUL byte at offset {nul}, not text")
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    # cp1252 leaves five bytes undefined; latin-1 maps them to C1 controls
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"

@@ -1,0 +1,110 @@
+"""The French lexicon: wordfreq's list, the spelling of the period, and hyphens.
+
+``Lexicon.zipf`` gives a word's frequency on the Zipf scale (0 = unknown, 7 = 'de').
+A word counts as known when it, a period spelling of a modern word ('avoit'), or
+its reading with the long s restored ('fur' → 'sur') is in the list: the lexicon
+must never make a correct period word look like an error.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from functools import lru_cache
+from importlib import resources
+
+import regex
+
+from .games import fold
+
+_ELISION = regex.compile(r"^(?:[ldjmnstc]|qu|jusqu|lorsqu|puisqu|quoiqu|quelqu)['’]", regex.I)
+
+
+class Lexicon:
+    def __init__(self, frequencies: dict[str, float], data: dict):
+        self._freq = frequencies
+        period = data["period"]
+        self._rewrites = [(regex.compile(a), b) for a, b in period["rewrites"]]
+        self._period_words = {w.lower() for w in period["words"]}
+        hy = data["hyphens"]
+        self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
+        self.hyphen_suffixes = {w.lower() for w in hy["suffixes"]}
+        self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
+
+    @classmethod
+    @lru_cache(maxsize=1)
+    def default(cls) -> "Lexicon":
+        import wordfreq
+
+        freq = wordfreq.get_frequency_dict("fr")
+        data = tomllib.loads(resources.files("pipeline").joinpath("data/lexicon.toml").read_text(encoding="utf-8"))
+        return cls(freq, data)
+
+    def zipf(self, word: str) -> float:
+        w = word.lower().replace("’", "'")
+        f = self._freq.get(w)
+        if f is None:
+            m = _ELISION.match(w)
+            if m and len(w) > m.end():
+                f = self._freq.get(w[m.end() :])
+        if not f:
+            return 0.0
+        return round(math.log10(f * 1e9), 2)
+
+    def known(self, word: str, min_zipf: float = 1.0) -> bool:
+        """Known as written, as a period spelling, or with its long s restored."""
+        return self.best_zipf(word) >= min_zipf
+
+    def best_zipf(self, word: str) -> float:
+        w = word.lower().replace("’", "'")
+        if w in self._period_words or w in self.compounds:
+            return 3.0
+        best = self.zipf(w)
+        if best >= 3.0:
+            return best
+        for variant in self._variants(w):
+            best = max(best, self.zipf(variant))
+        return best
+
+    def _variants(self, w: str) -> list[str]:
+        out = []
+        for pattern, repl in self._rewrites:
+            v = pattern.sub(repl, w)
+            if v != w:
+                out.append(v)
+        n = w.count("f")
+        if 0 < n <= 3:
+            positions = [i for i, c in enumerate(w) if c == "f"]
+            for mask in range(1, 1 << n):
+                chars = list(w)
+                for k, pos in enumerate(positions):
+                    if mask >> k & 1:
+                        chars[pos] = "s"
+                v = "".join(chars)
+                out.append(v)
+                out.extend(pattern.sub(repl, v) for pattern, repl in self._rewrites if pattern.search(v))
+        return out
+
+    def hyphen_is_real(self, left: str, right: str) -> bool:
+        """Whether the hyphen of 'left-right' is the word's own ('très-facilement')."""
+        l, r = left.lower().replace("’", "'"), right.lower().replace("’", "'")
+        last = regex.split(r"[-']", l)[-1]
+        first = r.split("-")[0]
+        return last in self.hyphen_prefixes or l in self.hyphen_prefixes or first in self.hyphen_suffixes
+
+    def mend_break(self, left: str, right: str) -> tuple[str, str, float]:
+        """How to mend a word broken by a hyphen at a line end: 'left-' / 'right'.
+
+        Returns the joiner ('' to join, '-' to keep the hyphen, ' ' when the hyphen
+        was a stray mark between two words), the rule's name, and a confidence.
+        """
+        l, r = left.replace("’", "'"), right.replace("’", "'")
+        if f"{l}-{r}".lower() in self.compounds:
+            return "-", "layout.keep_hyphen", 0.95
+        if self.known(l + r, 1.0) and not self.hyphen_is_real(l, r):
+            return "", "layout.join_hyphenated", 0.95
+        if self.hyphen_is_real(l, r):
+            return "-", "layout.keep_hyphen", 0.85
+        if self.best_zipf(l) >= 3.0 and self.best_zipf(r) >= 3.0 and len(l) > 2:
+            return " ", "layout.stray_hyphen", 0.6
+        return "", "layout.join_hyphenated", 0.8

@@ -1,0 +1,137 @@
+"""Reading the built database: citing a passage, outlining the chapters.
+
+Only the standard library's sqlite3 is used here, so that ``academie cite`` answers
+fast: it never loads the lexicon or the pipeline.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sqlite3
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class LookupError_(Exception):
+    """A reference that names nothing, or several things; the message says which."""
+
+
+def fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower().replace("’", "'")
+
+
+def connect(db_path: Path | str) -> sqlite3.Connection:
+    path = Path(db_path)
+    if not path.exists():
+        raise LookupError_(f"{path}: no database here; build it first with 'academie build'")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+_REF = re.compile(
+    r"^\s*(?:(?P<edition>[\w-]+)\s*:\s*)?(?P<game>.*?)[\s,.]*(?:\b(?:art(?:icle)?|§|no?)\.?\s*)?(?P<number>\d+)\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Reference:
+    edition: str | None
+    game: str
+    number: int
+
+
+def parse_reference(text: str) -> Reference | None:
+    m = _REF.match(text)
+    if not m or not m["game"].strip(" ,."):
+        return None
+    return Reference(m["edition"], m["game"].strip(" ,."), int(m["number"]))
+
+
+def cite(conn: sqlite3.Connection, text: str) -> sqlite3.Row:
+    """The passage a reference names: a citation ('aduj:whist.13') or a game and an
+    article number ('Whist, art. 13', 'whist 13', 'whist.13'), any case, accents optional."""
+    row = conn.execute(_PASSAGE_SQL + " WHERE lower(p.citation) = lower(?)", (text.strip(),)).fetchone()
+    if row:
+        return row
+    ref = parse_reference(text)
+    if ref is None:
+        raise LookupError_(f"cannot read {text!r} as a reference: write a game and an article number "
+                           "('whist 13', 'Whist, art. 13') or a citation ('aduj:whist.13')")
+    games = conn.execute("SELECT slug, name FROM games").fetchall()
+    wanted = fold(ref.game).replace(" ", "-")
+    slugs = [g["slug"] for g in games if fold(g["slug"]) == wanted or fold(g["name"]).replace(" ", "-") == wanted]
+    if not slugs:
+        names = {g["slug"]: g["name"] for g in games}
+        near = difflib.get_close_matches(wanted, list(names), n=5, cutoff=0.5)
+        hint = f"; did you mean: {', '.join(near)}?" if near else f"; games: {', '.join(sorted(names))}"
+        raise LookupError_(f"no game {ref.game!r} in the database{hint}")
+    slug = slugs[0]
+    sql = _PASSAGE_SQL + " WHERE p.game = ? AND p.kind = 'article' AND p.number = ?"
+    args: list = [slug, ref.number]
+    if ref.edition:
+        sql += " AND c.edition_id = ?"
+        args.append(ref.edition)
+    rows = conn.execute(sql + " ORDER BY p.citation", args).fetchall()
+    if len(rows) == 1:
+        return rows[0]
+    if len(rows) > 1:
+        listed = ", ".join(r["citation"] for r in rows)
+        raise LookupError_(f"{ref.game} {ref.number} is ambiguous: {listed}; give the citation")
+    numbers = [r[0] for r in conn.execute(
+        "SELECT DISTINCT number FROM passages WHERE game = ? AND kind = 'article' ORDER BY number", (slug,))]
+    if numbers:
+        near = sorted(numbers, key=lambda n: abs(n - ref.number))[:3]
+        raise LookupError_(f"{slug} has no article {ref.number} in the database; nearest: "
+                           f"{', '.join(f'{slug} {n}' for n in sorted(near))} (articles: {_ranges(numbers)})")
+    raise LookupError_(f"{slug} has no numbered articles in the database")
+
+
+_PASSAGE_SQL = """
+SELECT p.*, c.source_file, c.number AS chapter_number, c.edition_id, e.title AS edition_title,
+       g.name AS game_name
+FROM passages p
+JOIN chapters c ON c.id = p.chapter_id
+JOIN editions e ON e.id = c.edition_id
+LEFT JOIN games g ON g.slug = p.game
+"""
+
+
+def _ranges(numbers: list[int]) -> str:
+    out = []
+    start = prev = numbers[0]
+    for n in numbers[1:] + [None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(f"{start}–{prev}" if prev != start else f"{start}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(out)
+
+
+def outline(conn: sqlite3.Connection) -> list[dict]:
+    """Chapters → games → sections and articles, with their pages."""
+    chapters = []
+    for c in conn.execute("SELECT * FROM chapters ORDER BY edition_id, coalesce(number, 1000000), source_file"):
+        games: list[dict] = []
+        for p in conn.execute(
+            "SELECT citation, game, kind, number, page, substr(text_clean, 1, 80) AS text FROM passages "
+            "WHERE chapter_id = ? ORDER BY seq", (c["id"],)
+        ):
+            if not games or games[-1]["game"] != p["game"]:
+                games.append({"game": p["game"], "items": []})
+            if p["kind"] in ("heading", "section", "article"):
+                games[-1]["items"].append(
+                    {"kind": p["kind"], "number": p["number"], "page": p["page"], "citation": p["citation"],
+                     "text": p["text"]}
+                )
+        chapters.append(
+            {"source_file": c["source_file"], "edition": c["edition_id"], "number": c["number"],
+             "title": c["title"], "games": games}
+        )
+    return chapters

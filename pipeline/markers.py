@@ -1,0 +1,158 @@
+"""What can open a paragraph: a number, a Roman numeral, a game's heading, a note mark.
+
+Layout uses these to know where a paragraph cannot be continued, segmentation to
+give passages their kind. Each function looks at the start of a text and returns a
+``Marker`` (or ``None``); none of them decides alone whether a number is an article:
+that is the sequence's job (``segment``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from .numbers import DIGITS, DigitModel, parse_roman
+
+_UP = r"A-ZÀ-ÖØ-ÝŒÆ"
+
+
+@dataclass(frozen=True)
+class Marker:
+    kind: str  # 'number', 'ordinal', 'roman', 'word', 'note', 'heading'
+    token: str  # as printed
+    start: int  # span of the whole marker (token and terminator) in the text
+    end: int
+    value: int | None = None  # for roman, word and note markers
+    name: str | None = None  # for headings: the game's name as printed
+    alternative: str | None = None  # 'TRE-SETTE, ou TROIS-SEPT': the second name
+
+
+# A number opening a paragraph: glyphs that can be digits, then '.', '..', '-' or '*'.
+_NUMBER = regex.compile(
+    r"^(?P<lead>[\s'\"‘’`«]*)(?P<tok>[\w;»()\[\]|!/$&^]{1,4}(?: [\w;»]{1,2})?)(?P<space> ?)(?P<term>\.{1,2}[,;]?|-|\*|°\.?|\"\.?|º\.?)(?=\s|$)"
+)
+_ROMAN = regex.compile(r"^(?P<lead>\s*)(?P<tok>[IVXLCiyl1|]+(?: [IVXLCil|]+){0,5})\s?\.(?=\s)")
+_WORD_ARTICLE = regex.compile(r"^\s*(?P<tok>ARTICLE|Article|ART\.|Art\.)\s+(?P<word>[\w-]+)\s*\.?", regex.V1)
+_NOTE = regex.compile(r"^\s*\(\s*\^?\s*(?P<tok>[0-9ilI|!*]{1,2})\s*\)\s*")
+_NOTE_CALL = regex.compile(r"\(\s*\^?\s*(?P<tok>[0-9ilI|!*]{1,2})\s*\)")
+_HEADING = regex.compile(
+    rf"^(?P<name>[{_UP}](?:[{_UP}'’\-]|[ .,](?=[ .,]*[{_UP}]))*?)"
+    rf"(?:\s*,?\s*(?:ou|or|on)\s+(?P<alt>[{_UP}][{_UP}'’ \-]*?))?"
+    r"[\s.,]*\(\s*[Jj]eu\s+(?P<art>du|de\s+la|de\s+l['’]|des|de|à)\s*\)\s*\.?",
+)
+
+
+def number_marker(text: str, digits: DigitModel) -> Marker | None:
+    """An arabic number (however damaged) or an ordinal ('1°.') opening the text."""
+    m = _NUMBER.match(text)
+    if not m:
+        return None
+    tok = m["tok"]
+    term = m["term"]
+    if term[0] in "°º\"":
+        return Marker("ordinal", tok, m.start("tok"), m.end(), value=None)
+    glyphs = tok.replace(" ", "")
+    if len(glyphs) > 4:
+        return None
+    real_digits = sum(c in DIGITS for c in glyphs)
+    if digits.digit_likeness(tok) < 0.5:
+        return None
+    if real_digits == 0 and len(glyphs) > 3:
+        return None
+    if term == "-" and real_digits == 0:
+        return None  # 'Si-' is a word broken at a line end, not a number
+    return Marker("number", tok, m.start("tok"), m.end())
+
+
+def roman_marker(text: str) -> Marker | None:
+    m = _ROMAN.match(text)
+    if not m:
+        return None
+    value = parse_roman(m["tok"])
+    if value is None:
+        return None
+    return Marker("roman", m["tok"], m.start("tok"), m.end(), value=value)
+
+
+def word_article_marker(text: str, ordinal_words: dict[str, int]) -> Marker | None:
+    from .games import fold
+
+    m = _WORD_ARTICLE.match(text)
+    if not m:
+        return None
+    word = fold(m["word"])
+    value = ordinal_words.get(word)
+    if value is None and word.isdigit():
+        value = int(word)
+    if value is None:
+        value = parse_roman(m["word"])
+    if value is None:
+        return None
+    return Marker("word", m.group(0).strip(), m.start("tok"), m.end(), value=value)
+
+
+def note_value(token: str) -> int | None:
+    token = token.replace("^", "")
+    if token.isdigit():
+        return int(token)
+    if len(token) == 1 and token in "ilI|!":
+        return 1
+    if token == "*":
+        return 1
+    return None
+
+
+def note_marker(text: str) -> Marker | None:
+    """A footnote's own mark opening its text: '(1) C'est …', OCR'd '(l)', '(i)'."""
+    m = _NOTE.match(text)
+    if not m:
+        return None
+    value = note_value(m["tok"])
+    if value is None or m.end() >= len(text):
+        return None
+    return Marker("note", m.group(0), m.start(), m.end(), value=value)
+
+
+def note_calls(text: str) -> list[Marker]:
+    """Calls of footnotes inside a text: 'napolitaine (^i)', 'main(^i).'."""
+    out = []
+    for m in _NOTE_CALL.finditer(text):
+        if m.start() == 0:
+            continue
+        value = note_value(m["tok"])
+        if value is not None:
+            out.append(Marker("note", m.group(0), m.start(), m.end(), value=value))
+    return out
+
+
+def heading_marker(text: str) -> Marker | None:
+    """A dictionary heading: 'TRICTRAC (jeu du).', 'T R E I Z E . ( Jeu du )'."""
+    m = _HEADING.match(text)
+    if not m:
+        return None
+    name = _unspace(m["name"])
+    if len(regex.sub(r"[^\w]", "", name)) < 2:
+        return None
+    alt = _unspace(m["alt"]) if m["alt"] else None
+    return Marker("heading", m.group(0), 0, m.end(), name=name, alternative=alt)
+
+
+def _unspace(name: str) -> str:
+    """'T R E I Z E .' → 'TREIZE'; 'TRE-SETTE ,' → 'TRE-SETTE'."""
+    name = name.strip(" .,")
+    parts = name.split()
+    if len(parts) > 2 and all(len(p.strip(".,")) == 1 for p in parts):
+        name = "".join(p.strip(".,") for p in parts)
+    return regex.sub(r"\s*([-'’])\s*", r"\1", name).strip(" .,")
+
+
+def opens_structure(text: str, digits: DigitModel) -> bool:
+    """Whether a line opens a new unit: a numbered rule, a heading, a note."""
+    return bool(
+        number_marker(text, digits)
+        or roman_marker(text)
+        or heading_marker(text)
+        or note_marker(text)
+        or _WORD_ARTICLE.match(text)
+    )

@@ -1,0 +1,161 @@
+"""Stage 5, publish: the segmented chapters → the SQLite database.
+
+The schema is schema/academie.sql; rows are written with sqlite-utils, which also
+builds the full-text index (FTS5, accents and case ignored). The database is written
+to a temporary file beside the target and renamed over it only once complete, so a
+failed or killed build leaves the previous database as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+
+from .records import ChapterInfo, Diagnostic, Edition, Game, Segmented
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+FTS_TOKENIZER = "unicode61 remove_diacritics 2"
+
+
+def schema_sql() -> str:
+    path = SCHEMA_DIR / "academie.sql"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: the database schema is missing (install the project with 'pip install -e .')")
+    return path.read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class BuiltChapter:
+    info: ChapterInfo
+    seg: Segmented
+    citations: list[str]
+
+
+def publish(
+    db_path: Path | str,
+    editions: list[Edition],
+    chapters: list[BuiltChapter],
+    games: list[Game],
+    diagnostics: list[Diagnostic],
+) -> None:
+    db_path = Path(db_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = db_path.with_name(f".{db_path.name}.tmp-{os.getpid()}")
+    if tmp.exists():
+        tmp.unlink()
+    try:
+        _write(tmp, editions, chapters, games, diagnostics)
+        os.replace(tmp, db_path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics) -> None:
+    conn = sqlite3.connect(path)
+    db = sqlite_utils.Database(conn)
+    conn.executescript(schema_sql())
+    used_editions = {c.info.edition_id for c in chapters}
+    db["editions"].insert_all(
+        {"id": e.id, "title": e.title, "year": e.year, "source": e.source, "chapter_count": e.chapters}
+        for e in editions
+        if e.id in used_editions or e.id != "unknown"
+    )
+    db["games"].insert_all({"slug": g.slug, "name": g.name} for g in games)
+    passage_id = 0
+    correction_id = 0
+    page_id = 0
+    for chapter_id, c in enumerate(chapters, 1):
+        layout = c.seg.layout
+        raw = layout.chapter
+        db["chapters"].insert(
+            {
+                "id": chapter_id,
+                "edition_id": c.info.edition_id,
+                "source_file": c.info.source_file,
+                "number": c.info.number,
+                "total": c.info.total,
+                "title": c.info.title,
+                "sha256": raw.sha256,
+                "raw_text": raw.text,
+                "encoding": raw.encoding,
+                "edition_source": c.info.edition_source,
+                "layout_form": layout.form,
+                "citation_key": c.info.key,
+                "note": c.info.note,
+            }
+        )
+        pages = []
+        for p in layout.pages:
+            page_id += 1
+            pages.append(
+                {
+                    "id": page_id,
+                    "chapter_id": chapter_id,
+                    "seq": p.seq,
+                    "number": p.number,
+                    "number_raw": p.number_raw,
+                    "number_status": p.number_status,
+                    "running_head": p.running_head,
+                    "head_game": p.head_game,
+                    "raw_start": p.start,
+                    "head_end": p.head_end,
+                }
+            )
+        db["pages"].insert_all(pages)
+        db["furniture"].insert_all(
+            {"chapter_id": chapter_id, "kind": f.kind, "raw_start": f.start, "raw_end": f.end, "text": f.text}
+            for f in layout.furniture
+        )
+        rows, corrections = [], []
+        for p, cite in zip(c.seg.passages, c.citations):
+            passage_id += 1
+            rows.append(
+                {
+                    "id": passage_id,
+                    "citation": cite,
+                    "chapter_id": chapter_id,
+                    "seq": p.seq,
+                    "game": p.game,
+                    "kind": p.kind,
+                    "number": p.number,
+                    "number_raw": p.number_raw,
+                    "page": p.page,
+                    "text_raw": p.text.raw_text,
+                    "text_clean": p.text.text,
+                    "raw_start": p.text.raw_start,
+                    "raw_end": p.text.raw_end,
+                    "term": p.term,
+                    "note_for": c.citations[p.note_for] if p.note_for is not None else None,
+                }
+            )
+            for k in p.text.corrections():
+                correction_id += 1
+                corrections.append(
+                    {
+                        "id": correction_id,
+                        "passage_id": passage_id,
+                        "start": k.start,
+                        "end": k.end,
+                        "before": k.before,
+                        "after": k.after,
+                        "rule": k.rule,
+                        "confidence": k.confidence,
+                        "clean_start": k.clean_start,
+                        "clean_end": k.clean_end,
+                    }
+                )
+        db["passages"].insert_all(rows)
+        db["corrections"].insert_all(corrections)
+    db["build_log"].insert_all(
+        {"source_file": d.file, "level": d.level, "message": d.message} for d in diagnostics
+    )
+    db["passages"].enable_fts(["text_clean", "citation"], tokenize=FTS_TOKENIZER)
+    conn.commit()
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.execute("VACUUM")
+    conn.close()

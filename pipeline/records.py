@@ -1,0 +1,181 @@
+"""The typed records that flow from one stage of the pipeline to the next.
+
+ingest → ``RawChapter`` → layout → ``Layout`` → clean → ``Layout`` (blocks with
+clean edits) → segment → ``Segmented`` → publish. Each stage is a pure function of
+the record before it (and of read-only resources: the games catalogue, the lexicon),
+so a stage can be tested alone and chapters processed in parallel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .text import MappedText
+
+Level = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One line of the build log, always naming the file it is about."""
+
+    file: str
+    level: Level
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.level}: {self.message}"
+
+
+class InputError(Exception):
+    """A chapter file the pipeline cannot read; the message is one line naming the file."""
+
+    def __init__(self, file: str, reason: str):
+        super().__init__(f"{file}: {reason}")
+        self.file = file
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class RawChapter:
+    source_file: str  # the file name in corpus/
+    text: str  # decoded, newlines as \n, Unicode NFC: the text every offset refers to
+    sha256: str  # of the file's bytes, so the file itself can be checked
+    encoding: str  # 'utf-8', 'utf-8-sig' or 'cp1252'
+    size: int  # bytes
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class Header:
+    """The export's header line: '‹ <edition>Chapitre N sur M · <heading> · <note>'."""
+
+    edition_title: str
+    number: int
+    total: int
+    heading: str
+    note: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Page:
+    """A printed page: where it starts in the raw text and what its head says."""
+
+    seq: int  # 0, 1, 2 … in the chapter
+    start: int  # raw offset where the page's content (or its head) begins
+    number: int | None  # the printed page number, decoded or inferred from the sequence
+    number_raw: str | None  # the number as the OCR read it
+    number_status: str | None  # 'read', 'corrected' (OCR misread), 'inferred' (from the sequence)
+    running_head: str | None  # the head line as printed, None for a page whose head was lost
+    head_title: str | None  # the head without its number ('TRE', 'VV I S')
+    head_game: str | None  # the game the head names, if it names exactly one
+    head_start: int | None = None
+    head_end: int | None = None
+
+
+@dataclass(frozen=True)
+class Furniture:
+    """Raw text that is not reading text: export header and footer, running heads."""
+
+    kind: str  # 'export_header', 'running_head', 'export_footer'
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph of reading text, joined across line and page breaks."""
+
+    text: MappedText
+    page_seq: int  # the page where it starts
+    footnote: int | None = None  # the note's number, for a footnote
+
+
+@dataclass(frozen=True)
+class Layout:
+    chapter: RawChapter
+    header: Header | None
+    pages: tuple[Page, ...]
+    furniture: tuple[Furniture, ...]
+    blocks: tuple[Block, ...]
+    form: str  # 'blank-separated', 'line-per-paragraph' or 'wrapped'
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+PassageKind = Literal["heading", "section", "paragraph", "article", "gloss", "footnote"]
+
+
+@dataclass(frozen=True)
+class Passage:
+    seq: int
+    kind: PassageKind
+    text: MappedText  # the clean text, mapped to raw
+    page_seq: int
+    page: int | None
+    game: str | None
+    number: int | None = None  # articles (and numbered sections)
+    number_raw: str | None = None
+    term: str | None = None  # glossary entries
+    note: int | None = None  # footnotes: the note's number
+    note_for: int | None = None  # footnotes: seq of the passage that calls them
+    citation: str | None = None
+
+
+@dataclass(frozen=True)
+class Game:
+    slug: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Segmented:
+    layout: Layout
+    passages: tuple[Passage, ...]
+    games: tuple[Game, ...]  # the games of the chapter, in order of appearance
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class Edition:
+    id: str
+    title: str
+    year: int | None = None
+    source: str | None = None
+    header_title: str | None = None
+    chapters: int | None = None
+
+
+@dataclass(frozen=True)
+class ChapterInfo:
+    """What the manifest and the header say about a chapter file."""
+
+    source_file: str
+    edition_id: str
+    edition_source: str  # 'header', 'manifest' or 'unknown'
+    number: int | None
+    total: int | None
+    title: str | None
+    key: str  # the chapter's name in citations of passages with no game: 'ch102'
+    note: str | None = None
+
+
+@dataclass
+class BuildReport:
+    chapters: int = 0
+    games: int = 0
+    articles: int = 0
+    passages: int = 0
+    corrections: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.level == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.level == "warning"]

@@ -1,0 +1,95 @@
+-- The public database contract of Académie (build/academie.db).
+-- Users query these tables and columns by name: change them only with a migration note.
+-- Offsets (raw_start, raw_end, start, end) are character offsets into chapters.raw_text.
+
+CREATE TABLE editions (
+    id TEXT PRIMARY KEY,            -- short id used in citations: 'aduj'
+    title TEXT NOT NULL,
+    year INTEGER,                   -- year of the printing, if known
+    source TEXT,                    -- where the text comes from
+    chapter_count INTEGER           -- chapters in the whole book, if known
+);
+
+CREATE TABLE chapters (
+    id INTEGER PRIMARY KEY,
+    edition_id TEXT NOT NULL REFERENCES editions(id),
+    source_file TEXT NOT NULL UNIQUE,   -- the file name in corpus/
+    number INTEGER,                     -- chapter number, from the export header
+    total INTEGER,                      -- chapters in the book, from the header
+    title TEXT,                         -- the header's heading field
+    sha256 TEXT NOT NULL,               -- of the file's bytes
+    raw_text TEXT NOT NULL,             -- the text as read (decoded, \n newlines, NFC)
+    encoding TEXT NOT NULL,
+    edition_source TEXT NOT NULL,       -- how the edition was known: header, manifest, unknown
+    layout_form TEXT NOT NULL,          -- blank-separated, line-per-paragraph, wrapped
+    citation_key TEXT NOT NULL,         -- names the chapter in citations of passages with no game
+    note TEXT                           -- the manifest's note on the file
+);
+
+CREATE TABLE pages (
+    id INTEGER PRIMARY KEY,
+    chapter_id INTEGER NOT NULL REFERENCES chapters(id),
+    seq INTEGER NOT NULL,               -- 0, 1, 2 … within the chapter
+    number INTEGER,                     -- the printed page number (NULL if unknown)
+    number_raw TEXT,                    -- the number as OCR'd: '3o3'
+    number_status TEXT,                 -- read, decoded, inferred
+    running_head TEXT,                  -- the head line as printed (NULL if the head was lost)
+    head_game TEXT REFERENCES games(slug),
+    raw_start INTEGER NOT NULL,         -- where the page starts in raw_text
+    head_end INTEGER                    -- where its head line ends
+);
+
+CREATE TABLE games (
+    slug TEXT PRIMARY KEY,              -- 'whist', 'tre-sette', 'trente-et-quarante'
+    name TEXT NOT NULL
+);
+
+CREATE TABLE passages (
+    id INTEGER PRIMARY KEY,
+    citation TEXT NOT NULL UNIQUE,      -- 'aduj:whist.13', stable across rebuilds
+    chapter_id INTEGER NOT NULL REFERENCES chapters(id),
+    seq INTEGER NOT NULL,               -- reading order within the chapter
+    game TEXT REFERENCES games(slug),
+    kind TEXT NOT NULL CHECK (kind IN ('heading', 'section', 'paragraph', 'article', 'gloss', 'footnote')),
+    number INTEGER,                     -- decoded article number (articles), section number (numbered sections)
+    number_raw TEXT,                    -- the number as OCR'd: 'i3'
+    page INTEGER,                       -- printed page where the passage starts
+    text_raw TEXT NOT NULL,             -- raw_text[raw_start:raw_end]
+    text_clean TEXT NOT NULL,           -- the reading text, corrected
+    raw_start INTEGER NOT NULL,
+    raw_end INTEGER NOT NULL,
+    term TEXT,                          -- glossary entries: the term defined
+    note_for TEXT REFERENCES passages(citation)  -- footnotes: the passage that calls them
+);
+CREATE INDEX passages_game_number ON passages(game, number);
+CREATE INDEX passages_chapter_seq ON passages(chapter_id, seq);
+
+CREATE TABLE corrections (
+    id INTEGER PRIMARY KEY,
+    passage_id INTEGER NOT NULL REFERENCES passages(id),
+    start INTEGER NOT NULL,             -- span in chapters.raw_text
+    "end" INTEGER NOT NULL,
+    before TEXT NOT NULL,               -- raw_text[start:end]
+    after TEXT NOT NULL,                -- what the clean text has instead
+    rule TEXT NOT NULL,                 -- the rule(s) that made the edit, joined by '+'
+    confidence REAL NOT NULL,
+    clean_start INTEGER NOT NULL,       -- span of `after` in passages.text_clean
+    clean_end INTEGER NOT NULL
+);
+CREATE INDEX corrections_passage ON corrections(passage_id);
+
+CREATE TABLE furniture (
+    id INTEGER PRIMARY KEY,
+    chapter_id INTEGER NOT NULL REFERENCES chapters(id),
+    kind TEXT NOT NULL,                 -- export_header, running_head, export_footer
+    raw_start INTEGER NOT NULL,
+    raw_end INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
+
+CREATE TABLE build_log (
+    id INTEGER PRIMARY KEY,
+    source_file TEXT NOT NULL,
+    level TEXT NOT NULL,                -- error, warning, info
+    message TEXT NOT NULL
+);
