@@ -131,17 +131,35 @@ def outline(db: Path, as_json: bool):
         click.echo(f"{c['edition']} · {label}" + (f" · {c['title']}" if c["title"] else ""))
         for g in c["games"]:
             click.echo(f"  {g['game'] or '(game unknown)'}")
-            articles = [i for i in g["items"] if i["kind"] == "article"]
-            for item in g["items"]:
-                if item["kind"] == "article":
-                    continue
-                page = f"p. {item['page']}" if item["page"] is not None else "p. ?"
-                click.echo(f"    {item['kind']}: {item['text']}  ({page}, {item['citation']})")
-            if articles:
-                pages = sorted({a["page"] for a in articles if a["page"] is not None})
-                span = f"pp. {pages[0]}–{pages[-1]}" if len(pages) > 1 else (f"p. {pages[0]}" if pages else "p. ?")
-                numbers = [a["number"] for a in articles]
-                click.echo(f"    articles {numbers[0]}–{numbers[-1]} ({len(numbers)}, {span})")
+            for line in _outline_lines(g["items"]):
+                click.echo(f"    {line}")
+
+
+def _outline_lines(items: list[dict]) -> list[str]:
+    """Headings and sections one per line; runs of articles on one page collapsed."""
+    lines: list[str] = []
+    run: list[dict] = []
+
+    def page(p):
+        return f"p. {p}" if p is not None else "p. ?"
+
+    def flush():
+        if run:
+            numbers = [a["number"] for a in run]
+            label = f"art. {numbers[0]}" if len(numbers) == 1 else f"art. {numbers[0]}–{numbers[-1]}"
+            lines.append(f"{label}  ({page(run[0]['page'])})")
+            run.clear()
+
+    for item in items:
+        if item["kind"] == "article":
+            if run and (item["page"] != run[-1]["page"] or item["number"] != run[-1]["number"] + 1):
+                flush()
+            run.append(item)
+            continue
+        flush()
+        lines.append(f"{item['kind']}: {item['text']}  ({page(item['page'])}, {item['citation']})")
+    flush()
+    return lines
 
 
 if __name__ == "__main__":

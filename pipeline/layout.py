@@ -449,18 +449,18 @@ def _join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], rul
     """Continue ``left`` with ``right``; what lies between them in the raw text
     (newlines, blank lines, a running head, footnotes set apart) is replaced by one
     space, or by nothing when a hyphenated word is mended."""
-    joiner = " "
+    joiner, confidence = " ", 1.0
     m = _WORD_AT_END.search(left.text)
     word_right = _WORD_AT_START.match(right.text)
     if m and word_right and _LETTER.match(right.text):
-        how, hy_rule, conf = res.lexicon.mend_break(m.group(1), word_right.group())
-        hyphen_at = len(left.text) - 1
+        how, hy_rule, confidence = res.lexicon.mend_break(m.group(1), word_right.group())
+        hy_name = hy_rule.split(".")[-1]
+        rule = hy_rule if rule == "layout.reflow" else f"{rule}+{hy_name}"
         if how == "-":
-            joiner = ""
+            joiner = ""  # the hyphen is the word's own: it stays where it is
         else:
-            left = left.slice(0, hyphen_at)
+            left = left.slice(0, len(left.text) - 1)
             joiner = how
-            rule = hy_rule if rule == "layout.reflow" else f"{rule}+{hy_rule.split('.')[-1]}"
     segments: list[tuple[int, int, str, str]] = []
     pos = left.raw_end
     for a, b in notes:
@@ -476,7 +476,7 @@ def _join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], rul
         if after == before:
             pieces.append(Piece(a, b, after))
         else:
-            pieces.append(Piece(a, b, after, (r,), 1.0 if r != "layout.stray_hyphen" else 0.6))
+            pieces.append(Piece(a, b, after, (r,), confidence if r != "layout.footnote_moved" else 1.0))
     pieces.extend(right.pieces)
     return MappedText(left.raw, merge_unchanged(pieces))
 

@@ -76,6 +76,7 @@ def segment(layout: Layout, res: Resources) -> Segmented:
             elif d.kind == "section":
                 in_glossary = d.glossary
             drafts.append(d)
+    drafts = _join_article_headings(drafts, res)
     for d in drafts:
         d.page_seq = _page_at(layout, d.text.raw_start)
 
@@ -159,6 +160,24 @@ def _split_block(text: MappedText, page_seq: int, in_glossary: bool, res: Resour
         if glosses:
             return glosses
     return [_Draft("paragraph", text, page_seq)]
+
+
+def _join_article_headings(drafts: list[_Draft], res: Resources) -> list[_Draft]:
+    """'ARTICLE SIXIÈME.' on a line of its own numbers the paragraph after it."""
+    out: list[_Draft] = []
+    for d in drafts:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == "article"
+            and d.kind == "paragraph"
+            and prev.markers
+            and not prev.text.text[max(m.end for m in prev.markers):].strip(" .")
+        ):
+            prev.text = prev.text.concat(d.text, " ", "segment.article_heading")
+            continue
+        out.append(d)
+    return out
 
 
 def _first_word(text: str) -> str:

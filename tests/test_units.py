@@ -1,0 +1,122 @@
+"""Small mechanisms on text written for the tests: ingest, games, lexicon, clean rules."""
+
+import codecs
+
+import pytest
+
+from pipeline.clean import fix_and_explain
+from pipeline.games import Catalogue, GameEntry
+from pipeline.ingest import ingest_bytes
+from pipeline.markers import heading_marker, note_calls, note_marker, number_marker
+from pipeline.records import InputError
+
+
+# -- ingest ----------------------------------------------------------------------------------
+
+def test_utf8_with_bom_and_crlf_normalised():
+    raw = ingest_bytes(codecs.BOM_UTF8 + "Règle première.\r\nSuite du jeu.\r".encode("utf-8"), "a.txt")
+    assert raw.text == "Règle première.\nSuite du jeu.\n"
+    assert raw.encoding == "utf-8-sig" and raw.diagnostics == ()
+
+
+def test_latin1_detected_and_said():
+    raw = ingest_bytes("Le joueur à droite mêle.".encode("latin-1"), "b.txt")
+    assert raw.text == "Le joueur à droite mêle."
+    assert [str(d) for d in raw.diagnostics] == ["b.txt: warning: not valid UTF-8: decoded as cp1252"]
+
+
+def test_decomposed_accents_composed():
+    raw = ingest_bytes("me\u0302le\u0301".encode("utf-8"), "c.txt")
+    assert raw.text == "mêlé"
+
+
+@pytest.mark.parametrize("data,message", [
+    (b"", "e.txt: empty file: no text to read"),
+    (b"  \n\n ", "e.txt: empty file: no text to read"),
+    (b"abc\x00def", "e.txt: binary file: NUL byte at offset 3, not text"),
+    (bytes(range(1, 32)) * 20, "e.txt: binary file: 520 control characters, not text"),
+])
+def test_unreadable_input_named_with_its_reason(data, message):
+    with pytest.raises(InputError) as err:
+        ingest_bytes(data, "e.txt")
+    assert str(err.value) == message
+
+
+# -- games -----------------------------------------------------------------------------------
+
+@pytest.fixture()
+def catalogue():
+    return Catalogue([
+        GameEntry("piquet", "Piquet", ("piquet",), ("PIQ",)),
+        GameEntry("pharaon", "Pharaon", ("pharaon",), ("PHA",)),
+        GameEntry("treize", "Treize", ("treize",), ("TRE",)),
+        GameEntry("tre-sette", "Tre-sette", ("tre-sette",), ("TRE",)),
+        GameEntry("whist", "Whist", ("whist", "wisk"), ("WIS",)),
+    ])
+
+
+@pytest.mark.parametrize("head,games", [
+    ("PIQ", {"piquet"}), ("P I Q", {"piquet"}), ("piq", {"piquet"}), ("VV I S", {"whist"}),
+    ("DU PIQUET.", {"piquet"}), ("TRE", {"treize", "tre-sette"}), ("ABC", set()), ("PHARAQN", {"pharaon"}),
+])
+def test_running_heads_name_the_games_they_can_mean(catalogue, head, games):
+    assert catalogue.head_games(head) == games
+
+
+def test_ambiguous_head_names_no_game(catalogue):
+    assert catalogue.head_game("TRE") is None
+    assert catalogue.head_game("PIQ") == "piquet"
+
+
+def test_damaged_names_matched_by_length_aware_similarity(catalogue):
+    assert catalogue.match_name("PHARAOM") == "pharaon"
+    assert catalogue.match_name("wisk") == "whist"
+    assert catalogue.match_name("manière") is None
+
+
+# -- lexicon: mending words broken at a line end --------------------------------------------------
+
+@pytest.mark.parametrize("left,right,how", [
+    ("com", "mence", ""),  # a word broken in two
+    ("com", "pofé", ""),  # period long s: 'composé'
+    ("très", "facilement", "-"),  # the hyphen is the word's own
+    ("vis", "à-vis", "-"),
+    ("dans", "toute", " "),  # a stray mark between two words
+    ("ren", "tre", ""),
+])
+def test_mend_break(res, left, right, how):
+    assert res.lexicon.mend_break(left, right)[0] == how
+
+
+@pytest.mark.parametrize("word", ["avoit", "tems", "sçavoir", "connoître", "savans", "fur", "étoient", "différens"])
+def test_period_spellings_are_known_words(res, word):
+    assert res.lexicon.known(word)
+
+
+# -- markers ---------------------------------------------------------------------------------
+
+def test_markers():
+    assert heading_marker("P I Q U E T . ( Jeu du ) Ce jeu").name == "PIQUET"
+    m = heading_marker("MOUCHE, ou MOUCHARD (jeu de la). Il se joue")
+    assert (m.name, m.alternative) == ("MOUCHE", "MOUCHARD")
+    assert heading_marker("La mouche (jeu de la)") is None
+    assert note_marker("(l) Ce mot vient").value == 1
+    assert [c.value for c in note_calls("les cartes (^i) et le talon (2).")] == [1, 2]
+    assert number_marker("Il faut jouer.", __import__("pipeline.numbers", fromlist=["x"]).DigitModel.default()) is None
+
+
+# -- clean rules -------------------------------------------------------------------------------
+
+def test_fix_and_explain_says_what_it_did(res):
+    text, edits = fix_and_explain("Le jeu , dit - on , fe trom[)e ; P A N I E R vaut 2i fiches .", res)
+    assert text == "Le jeu, dit - on, fe trompe; PANIER vaut 21 fiches."
+    assert [(e.before, e.after, e.rule) for e in edits] == [
+        (" ", "", "clean.spacing"), (" ", "", "clean.spacing"), ("[)", "p", "clean.bracket_p"),
+        (" ", "", "clean.spacing"), ("P A N I E R", "PANIER", "clean.letter_spacing"),
+        ("2i", "21", "clean.digits_in_number"), (" ", "", "clean.spacing"),
+    ]
+
+
+def test_clean_leaves_period_spelling_and_words_alone(res):
+    sentence = "Il avoit fçu dans le tems que les savans & les joueurs connoissoient ce jeu."
+    assert fix_and_explain(sentence, res) == (sentence, [])
