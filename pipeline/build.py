@@ -140,7 +140,11 @@ def build(
     report.games = len({p.game for c in built for p in c.seg.passages if p.game})
     report.articles = sum(p.kind == "article" for c in built for p in c.seg.passages)
     report.passages = sum(len(c.seg.passages) for c in built)
-    report.corrections = sum(
-        1 for c in built for p in c.seg.passages for k in p.text.corrections() if not k.rule.startswith("layout.")
-    )
+    for c in built:
+        for p in c.seg.passages:
+            for k in p.text.corrections():
+                if k.rule.startswith("layout."):
+                    report.joins += 1
+                else:
+                    report.corrections += 1
     return report

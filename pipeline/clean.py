@@ -53,9 +53,12 @@ _P_DEBRIS = regex.compile(r"(?<=\p{L}|^|[\s'’])(?:\[\)|\|\)|\|>|\]\)|\{\)|\[i(
 _Q_DEBRIS = regex.compile(r"(?<=^|[\s'’])(?:«j|«\[|<\||\(\||\(\[)(?=[uü]\p{L}|[uü]['’])")
 
 
-def _bracket_debris(text: str, res: Resources) -> Iterable[Edit]:
+def _bracket_p(text: str, res: Resources) -> Iterable[Edit]:
     for m in _P_DEBRIS.finditer(text):
         yield Edit(m.start(), m.end(), "p", "clean.bracket_p", 0.9)
+
+
+def _bracket_q(text: str, res: Resources) -> Iterable[Edit]:
     for m in _Q_DEBRIS.finditer(text):
         yield Edit(m.start(), m.end(), "q", "clean.bracket_q", 0.85)
 
@@ -109,7 +112,8 @@ def _digits_in_numbers(text: str, res: Resources) -> Iterable[Edit]:
 RULES: list[Rule] = [
     Rule("clean.typography", "ligatures and the long s written as plain letters", _typography),
     Rule("clean.letter_spacing", "capitals spaced for display joined into their word", _letter_spacing),
-    Rule("clean.bracket_debris", "bracket debris read for a p or a q ('trom[)erie' → 'tromperie')", _bracket_debris),
+    Rule("clean.bracket_p", "bracket debris the OCR made of a p ('trom[)erie' → 'tromperie')", _bracket_p),
+    Rule("clean.bracket_q", "bracket debris the OCR made of a q ('«juatre' → 'quatre')", _bracket_q),
     Rule("clean.stray_mark", "marks standing alone that belong to no word", _stray_marks),
     Rule("clean.digits_in_number", "letters read for digits inside a number ('3i' → '31')", _digits_in_numbers),
     Rule("clean.spacing", "one space between words, none before , . ; : ! ? )", _spacing),

@@ -26,6 +26,7 @@ HEADER_RE = regex.compile(
 )
 FOOTER_RE = regex.compile(r"^\s*Page\s+\d+\s*$")
 _TERMINAL = ".!?:;"
+_TOKEN_DEBRIS = ".,»«'\"*\\·:;-—–()[]"
 _TRAILING_GARBAGE = " *'\"\\^`_|»«"
 _LETTER = regex.compile(r"\p{L}")
 _WORD_AT_END = regex.compile(r"([\p{L}'’]+)-$")
@@ -169,7 +170,7 @@ def _upper_ratio(text: str) -> float:
 
 
 def _number_token(tok: str, digits: DigitModel) -> bool:
-    t = tok.strip(".,»«'\"*\\·:;")
+    t = tok.strip(_TOKEN_DEBRIS)
     if not t or len(t) > 4 or len(t) < 1:
         return False
     real = sum(c in DIGITS for c in t)
@@ -184,7 +185,7 @@ def _parse_head(line: _Line, res: Resources) -> _Head | None:
     s = line.stripped
     if len(s) > 45 or heading_marker(s):
         return None
-    tokens = [t for t in s.split() if t.strip(".,»«'\"*\\·:;")]
+    tokens = [t for t in s.split() if t.strip(_TOKEN_DEBRIS)]
     if not tokens or len(tokens) > 7:
         return None
     digits = res.digits
@@ -194,7 +195,7 @@ def _parse_head(line: _Line, res: Resources) -> _Head | None:
             continue
         rest = tokens[:-1] if side == -1 else tokens[1:]
         title = " ".join(rest)
-        clean_tok = tok.strip(".,»«'\"*\\·:;")
+        clean_tok = tok.strip(_TOKEN_DEBRIS)
         real = sum(c in DIGITS for c in clean_tok)
         if not rest:
             if real == len(clean_tok) and len(clean_tok) >= 1:
@@ -454,8 +455,7 @@ def _join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], rul
     word_right = _WORD_AT_START.match(right.text)
     if m and word_right and _LETTER.match(right.text):
         how, hy_rule, confidence = res.lexicon.mend_break(m.group(1), word_right.group())
-        hy_name = hy_rule.split(".")[-1]
-        rule = hy_rule if rule == "layout.reflow" else f"{rule}+{hy_name}"
+        rule = hy_rule if rule == "layout.reflow" else f"{rule}+{hy_rule}"
         if how == "-":
             joiner = ""  # the hyphen is the word's own: it stays where it is
         else:

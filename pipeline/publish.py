@@ -154,7 +154,7 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
     db["build_log"].insert_all(
         {"source_file": d.file, "level": d.level, "message": d.message} for d in diagnostics
     )
-    db["passages"].enable_fts(["text_clean", "citation"], tokenize=FTS_TOKENIZER)
+    db["passages"].enable_fts(["text_clean"], tokenize=FTS_TOKENIZER)
     conn.commit()
     conn.execute("PRAGMA journal_mode = DELETE")
     conn.execute("VACUUM")

@@ -68,7 +68,7 @@ class Page:
     start: int  # raw offset where the page's content (or its head) begins
     number: int | None  # the printed page number, decoded or inferred from the sequence
     number_raw: str | None  # the number as the OCR read it
-    number_status: str | None  # 'read', 'corrected' (OCR misread), 'inferred' (from the sequence)
+    number_status: str | None  # 'read' (printed digits), 'decoded' (glyphs read as digits), 'inferred' (from the sequence); None if unknown
     running_head: str | None  # the head line as printed, None for a page whose head was lost
     head_title: str | None  # the head without its number ('TRE', 'VV I S')
     head_game: str | None  # the game the head names, if it names exactly one
@@ -169,7 +169,8 @@ class BuildReport:
     games: int = 0
     articles: int = 0
     passages: int = 0
-    corrections: int = 0
+    corrections: int = 0  # edits of the text (clean, segment rules)
+    joins: int = 0  # edits of the layout (page breaks, reflowed lines, mended words)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property

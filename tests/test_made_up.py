@@ -101,7 +101,7 @@ def test_a_page_break_inside_a_word_mends_it(tmp_path, res):
     seg = chapter(tmp_path, res, "Le joueur doit en- \n\nBOS 12\n\ntendre la partie avant de jouer, puis il com-\n\n13 BOS\n\nmence.\n")
     assert [p.text.text for p in seg.passages] == ["Le joueur doit entendre la partie avant de jouer, puis il commence."]
     rules = [c.rule for c in seg.passages[0].text.corrections()]
-    assert "layout.page_break+join_hyphenated" in rules
+    assert "layout.page_break+layout.join_hyphenated" in rules
 
 
 def test_wrapped_lines_reflowed_and_hyphens_decided_by_the_lexicon(wrapped):
