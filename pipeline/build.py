@@ -59,7 +59,8 @@ def process_chapter_timed(path: Path, res: Resources, times: StageTimes, max_byt
 
 
 def chapter_files(corpus: Path) -> list[Path]:
-    return sorted(p for p in corpus.iterdir() if p.is_file() and p.suffix == ".txt")
+    """Every *.txt of the folder (any case), broken links included: they get their error."""
+    return sorted(p for p in corpus.iterdir() if p.suffix.lower() == ".txt" and not p.is_dir())
 
 
 _WORKER_RES: Resources | None = None
@@ -70,10 +71,18 @@ def _worker(args: tuple[str, str, int]) -> tuple[str, Segmented | None, str | No
     path, games, max_bytes = args
     if _WORKER_RES is None or str(_WORKER_RES.games_path) != games:
         _WORKER_RES = Resources(games)
+    return (path, *_process_or_reason(Path(path), _WORKER_RES, max_bytes))
+
+
+def _process_or_reason(path: Path, res: Resources, max_bytes: int) -> tuple[Segmented | None, str | None]:
+    """A chapter's result, or why it has none: a bad file, or a fault of the pipeline
+    on it (named as such, so that one chapter never stops the others)."""
     try:
-        return path, process_chapter(Path(path), _WORKER_RES, max_bytes), None
+        return process_chapter(path, res, max_bytes), None
     except InputError as exc:
-        return path, None, exc.reason
+        return None, exc.reason
+    except Exception as exc:  # noqa: BLE001 - reported per chapter, the build goes on
+        return None, f"internal error while processing: {type(exc).__name__}: {exc} (please report it)"
 
 
 def build(
@@ -103,10 +112,7 @@ def build(
                     progress(Path(path).name)
     else:
         for f in files:
-            try:
-                results[str(f)] = (process_chapter(f, res, max_bytes), None)
-            except InputError as exc:
-                results[str(f)] = (None, exc.reason)
+            results[str(f)] = _process_or_reason(f, res, max_bytes)
             if progress:
                 progress(f.name)
 

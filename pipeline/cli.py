@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -41,6 +42,8 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
     from .records import InputError
 
     err = Console(stderr=True)
+    # a terminated build unwinds like an interrupted one: its temporary file is removed
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         total = len(chapter_files(corpus)) if corpus.is_dir() else 0
         with Progress(TextColumn("[bold]building"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),

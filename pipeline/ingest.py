@@ -22,15 +22,16 @@ def ingest(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> RawChapter:
     path = Path(path)
     try:
         size = path.stat().st_size
+        if size > max_bytes:
+            raise InputError(
+                path.name,
+                f"file too large: {size / 1e6:.1f} MB, more than the {max_bytes / 1e6:.1f} MB a chapter can be "
+                "(split it, or raise --max-chapter-size)",
+            )
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(path.name, f"cannot read: {exc.strerror or exc}") from None
-    if size > max_bytes:
-        raise InputError(
-            path.name,
-            f"file too large: {size / 1e6:.1f} MB, more than the {max_bytes / 1e6:.1f} MB a chapter can be "
-            "(split it, or raise --max-chapter-size)",
-        )
-    return ingest_bytes(path.read_bytes(), path.name)
+    return ingest_bytes(data, path.name)
 
 
 def ingest_bytes(data: bytes, name: str) -> RawChapter:

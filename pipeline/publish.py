@@ -9,6 +9,7 @@ failed or killed build leaves the previous database as it was.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ def publish(
 ) -> None:
     db_path = Path(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(db_path)
     tmp = db_path.with_name(f".{db_path.name}.tmp-{os.getpid()}")
     if tmp.exists():
         tmp.unlink()
@@ -53,6 +55,24 @@ def publish(
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _remove_stale_temporaries(db_path: Path) -> None:
+    """Remove what builds killed while writing left behind (their process is gone)."""
+    for leftover in db_path.parent.glob(f".{db_path.name}.tmp-*"):
+        m = re.search(r"\.tmp-(\d+)", leftover.name)
+        if m and not _alive(int(m.group(1))):
+            leftover.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics) -> None:
