@@ -87,7 +87,7 @@ def serve(db: Path, port: int, metadata: Path | None):
     os.execv(sys.executable, args)
 
 
-@cli.command()
+@cli.command(short_help="Print the passage a reference names: whist 13, aduj:whist.13.")
 @click.argument("reference")
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the passage as JSON")
