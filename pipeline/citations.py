@@ -23,14 +23,14 @@ from .records import ChapterInfo, Passage, Segmented
 
 def assign_citations(chapters: list[tuple[ChapterInfo, Segmented]]) -> list[list[str]]:
     """Citations for every passage of every chapter, in the given order."""
-    taken: set[str] = set()
+    taken: dict[str, int] = {}
     out: list[list[str]] = []
     for info, seg in chapters:
         out.append(_chapter_citations(info, seg.passages, taken))
     return out
 
 
-def _chapter_citations(info: ChapterInfo, passages: tuple[Passage, ...], taken: set[str]) -> list[str]:
+def _chapter_citations(info: ChapterInfo, passages: tuple[Passage, ...], taken: dict[str, int]) -> list[str]:
     cites: list[str] = [""] * len(passages)
     anchor: dict[str, tuple[str, int]] = {}  # scope → (anchor citation, passages since)
     rank: dict[tuple[str, object], int] = {}
@@ -75,12 +75,14 @@ def _chapter_citations(info: ChapterInfo, passages: tuple[Passage, ...], taken: 
     return cites
 
 
-def _unique(cite: str, taken: set[str]) -> str:
+def _unique(cite: str, taken: dict[str, int]) -> str:
+    """``taken`` maps each citation given to the last suffix tried for it."""
     if cite not in taken:
-        taken.add(cite)
+        taken[cite] = 1
         return cite
-    k = 2
+    k = taken[cite] + 1
     while f"{cite}-{k}" in taken:
         k += 1
-    taken.add(f"{cite}-{k}")
+    taken[cite] = k
+    taken[f"{cite}-{k}"] = 1
     return f"{cite}-{k}"

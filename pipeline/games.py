@@ -12,6 +12,7 @@ from __future__ import annotations
 import tomllib
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import regex
@@ -36,21 +37,34 @@ def slugify(name: str) -> str:
 
 
 def edit_distance(a: str, b: str, limit: int | None = None) -> int:
-    if abs(len(a) - len(b)) > (limit if limit is not None else len(a) + len(b)):
-        return (limit or 0) + 1
+    """Levenshtein distance; with ``limit``, any distance above it is reported as limit + 1
+    (and found without computing the whole table)."""
+    if limit is not None and abs(len(a) - len(b)) > limit:
+        return limit + 1
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]
+        best = i
         for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            d = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            cur.append(d)
+            best = min(best, d)
+        if limit is not None and best > limit:
+            return limit + 1
         prev = cur
-    return prev[-1]
+    return prev[-1] if limit is None else min(prev[-1], limit + 1)
 
 
-def similarity(a: str, b: str) -> float:
+def similarity(a: str, b: str, floor: float = 0.0) -> float:
+    """1 − distance / longer length; 0 when it is certainly below ``floor``."""
     if not a and not b:
         return 1.0
-    return 1.0 - edit_distance(a, b) / max(len(a), len(b))
+    longest = max(len(a), len(b))
+    limit = int((1.0 - floor) * longest) if floor > 0 else None
+    d = edit_distance(a, b, limit)
+    if limit is not None and d > limit:
+        return 0.0
+    return 1.0 - d / longest
 
 
 @dataclass(frozen=True)
@@ -61,7 +75,7 @@ class GameEntry:
     heads: tuple[str, ...]
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity, so its lookups can be cached
 class Catalogue:
     entries: list[GameEntry]
     articles: tuple[str, ...] = ("du", "de", "des", "la", "le", "les", "l'", "jeu", "d'", "au")
@@ -95,9 +109,13 @@ class Catalogue:
 
     def head_games(self, head_title: str) -> set[str]:
         """The games a running head's title could stand for."""
+        return set(self._head_games(head_title))
+
+    @lru_cache(maxsize=4096)
+    def _head_games(self, head_title: str) -> frozenset[str]:
         key = _head_key(head_title)
         if len(key) < 2:
-            return set()
+            return frozenset()
         words = [w for w in regex.split(r"[^A-Z']+", _head_letters(head_title)) if w]
         tries = [key]
         # drop small leading words ('DU QUINZE', OCR'd 'BO QUINZE')
@@ -106,7 +124,7 @@ class Catalogue:
             tries.append("".join(words))
         for k in tries:
             if k in self._head_keys:
-                return set(self._head_keys[k])
+                return frozenset(self._head_keys[k])
         if len(key) >= 4:
             near = {slug for form, slugs in self._head_keys.items() for slug in slugs
                     if len(form) >= 3 and edit_distance(key, form, 1) <= 1}
@@ -114,8 +132,8 @@ class Catalogue:
                 if len(k) >= 4:
                     near |= {slug for form, slugs in self._head_keys.items() for slug in slugs
                              if len(form) >= 4 and edit_distance(k, form, 1) <= 1}
-            return near
-        return set()
+            return frozenset(near)
+        return frozenset()
 
     def head_game(self, head_title: str) -> str | None:
         games = self.head_games(head_title)
@@ -125,13 +143,17 @@ class Catalogue:
 
     def match_name(self, name: str, threshold: float = 0.7) -> str | None:
         """The game a (possibly OCR-damaged) name stands for, if one stands out."""
-        f = _strip_articles(fold(name), self.articles)
+        return self._match_name(_strip_articles(fold(name), self.articles), threshold)
+
+    @lru_cache(maxsize=4096)
+    def _match_name(self, f: str, threshold: float) -> str | None:
         if not f:
             return None
-        scored = sorted(((similarity(f, s), slug) for s, slug in self._spellings), reverse=True)
         # OCR damage is measured against the length of the name: a long name survives
         # a few wrong letters ('trenieel-fjuarante'), a short one hardly any
         needed = threshold if len(f) >= 10 else max(threshold, 0.85)
+        floor = needed - 0.1  # rivals within 0.1 of the best still matter
+        scored = sorted(((similarity(f, s, floor), slug) for s, slug in self._spellings), reverse=True)
         if not scored or scored[0][0] < needed:
             return None
         best, slug = scored[0]

@@ -451,7 +451,7 @@ def _join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], rul
     (newlines, blank lines, a running head, footnotes set apart) is replaced by one
     space, or by nothing when a hyphenated word is mended."""
     joiner, confidence = " ", 1.0
-    m = _WORD_AT_END.search(left.text)
+    m = _WORD_AT_END.search(left.text[-60:])
     word_right = _WORD_AT_START.match(right.text)
     if m and word_right and _LETTER.match(right.text):
         how, hy_rule, confidence = res.lexicon.mend_break(m.group(1), word_right.group())
@@ -459,7 +459,7 @@ def _join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], rul
         if how == "-":
             joiner = ""  # the hyphen is the word's own: it stays where it is
         else:
-            left = left.slice(0, len(left.text) - 1)
+            left = left.split(len(left.text) - 1)[0]
             joiner = how
     segments: list[tuple[int, int, str, str]] = []
     pos = left.raw_end

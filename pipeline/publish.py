@@ -51,6 +51,8 @@ def publish(
         tmp.unlink()
     try:
         _write(tmp, editions, chapters, games, diagnostics)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())  # on disk before it takes the database's name
         os.replace(tmp, db_path)
     finally:
         if tmp.exists():
@@ -77,6 +79,10 @@ def _alive(pid: int) -> bool:
 
 def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics) -> None:
     conn = sqlite3.connect(path)
+    # the file is private until renamed, and discarded if anything fails: no journal,
+    # no syncing while it is written
+    conn.execute("PRAGMA journal_mode = OFF")
+    conn.execute("PRAGMA synchronous = OFF")
     db = sqlite_utils.Database(conn)
     conn.executescript(schema_sql())
     used_editions = {c.info.edition_id for c in chapters}
@@ -176,6 +182,6 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
     )
     db["passages"].enable_fts(["text_clean"], tokenize=FTS_TOKENIZER)
     conn.commit()
-    conn.execute("PRAGMA journal_mode = DELETE")
     conn.execute("VACUUM")
+    conn.execute("PRAGMA journal_mode = DELETE")
     conn.close()
