@@ -166,5 +166,39 @@ def _outline_lines(items: list[dict]) -> list[str]:
     return lines
 
 
+@cli.command(name="eval")
+@click.argument("gold_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+@click.option("--broken", is_flag=True, help="List the words the cleaning broke")
+def evaluate(gold_dir: Path, db: Path, broken: bool):
+    """Compare the built chapters with the hand-corrected gold files of GOLD_DIR."""
+    from .evaluate import evaluate_db
+    from .lookup import LookupError_, connect
+
+    try:
+        scores = evaluate_db(connect(db), gold_dir)
+    except LookupError_ as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    if not scores:
+        click.echo(f"error: {gold_dir}: no gold file names a chapter of {db}", err=True)
+        sys.exit(1)
+    total = scores[0]
+    for s in scores[1:]:
+        total = total + s
+    header = f"{'chapter':<28}{'chars':>7}{'CER raw':>9}{'CER clean':>10}{'reduction':>10}{'words':>7}{'wrong raw':>10}{'fixed':>7}{'broken':>7}{'broken %':>9}"
+    click.echo(header)
+    for s in [*scores, total]:
+        if s is total:
+            click.echo("-" * len(header))
+        click.echo(
+            f"{s.chapter:<28}{s.characters:>7}{s.cer_raw:>9.2%}{s.cer_clean:>10.2%}{s.reduction:>10.1%}"
+            f"{s.words:>7}{s.wrong_raw:>10}{s.fixed:>7}{s.broken:>7}{s.broken_rate:>9.2%}"
+        )
+    if broken:
+        for gold_word, made in total.broken_words:
+            click.echo(f"broken: {gold_word!r} → {made!r}")
+
+
 if __name__ == "__main__":
     cli()

@@ -17,6 +17,7 @@ import regex
 
 from .games import fold
 
+_PLAIN_WORD = regex.compile(r"^\p{L}+$")
 _ELISION = regex.compile(r"^(?:[ldjmnstc]|qu|jusqu|lorsqu|puisqu|quoiqu|quelqu)['’]", regex.I)
 
 
@@ -30,6 +31,8 @@ class Lexicon:
         self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
         self.hyphen_suffixes = {w.lower() for w in hy["suffixes"]}
         self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
+        self._period_memo: dict[str, bool] = {}
+        self._best_memo: dict[str, float] = {}
 
     @classmethod
     @lru_cache(maxsize=1)
@@ -56,6 +59,12 @@ class Lexicon:
         return self.best_zipf(word) >= min_zipf
 
     def best_zipf(self, word: str) -> float:
+        hit = self._best_memo.get(word)
+        if hit is None:
+            hit = self._best_memo[word] = self._best_zipf(word)
+        return hit
+
+    def _best_zipf(self, word: str) -> float:
         w = word.lower().replace("’", "'")
         if w in self._period_words or w in self.compounds:
             return 3.0
@@ -67,23 +76,63 @@ class Lexicon:
         return best
 
     def _variants(self, w: str) -> list[str]:
+        out = self.period_modern(w)
+        for v in self.long_s_variants(w):
+            out.append(v)
+            out.extend(self.period_modern(v))
+        return out
+
+    def period_modern(self, w: str) -> list[str]:
+        """The modern spellings a period form may stand for ('avoit' → 'avait',
+        'connoissoient' → 'connaissaient': each rule alone, then all together)."""
         out = []
+        together = w
         for pattern, repl in self._rewrites:
             v = pattern.sub(repl, w)
             if v != w:
                 out.append(v)
-        n = w.count("f")
-        if 0 < n <= 3:
-            positions = [i for i, c in enumerate(w) if c == "f"]
-            for mask in range(1, 1 << n):
-                chars = list(w)
-                for k, pos in enumerate(positions):
-                    if mask >> k & 1:
-                        chars[pos] = "s"
-                v = "".join(chars)
-                out.append(v)
-                out.extend(pattern.sub(repl, v) for pattern, repl in self._rewrites if pattern.search(v))
+            together = pattern.sub(repl, together)
+        if together != w and together not in out:
+            out.append(together)
         return out
+
+    def long_s_variants(self, w: str) -> list[str]:
+        """The word with some of its f read as a long s ('fuffit' → 'suffit', 'fuffit' …)."""
+        n = w.count("f")
+        if not 0 < n <= 4:
+            return []
+        positions = [i for i, c in enumerate(w) if c == "f"]
+        out = []
+        for mask in range(1, 1 << n):
+            chars = list(w)
+            for k, pos in enumerate(positions):
+                if mask >> k & 1:
+                    chars[pos] = "s"
+            out.append("".join(chars))
+        return out
+
+    def is_period_form(self, w: str) -> bool:
+        """A spelling of the period for a modern word: correct as printed ('avoit', 'tems')."""
+        hit = self._period_memo.get(w)
+        if hit is None:
+            hit = self._period_memo[w] = self._is_period_form(w)
+        return hit
+
+    def _is_period_form(self, w: str) -> bool:
+        w = w.lower().replace("’", "'")
+        if w in self._period_words:
+            return True
+        return any(self.zipf(v) >= 3.5 for v in self.period_modern(w))
+
+    def candidate_words(self, min_zipf: float = 2.0):
+        """(word, zipf) of the words a misread word may be corrected to."""
+        for w, f in self._freq.items():
+            z = math.log10(f * 1e9)
+            if z >= min_zipf and len(w) >= 2 and _PLAIN_WORD.match(w):
+                yield w, z
+        for w in self._period_words:
+            if _PLAIN_WORD.match(w):
+                yield w, 3.0
 
     def hyphen_is_real(self, left: str, right: str) -> bool:
         """Whether the hyphen of 'left-right' is the word's own ('très-facilement')."""

@@ -93,6 +93,7 @@ class Block:
     text: MappedText
     page_seq: int  # the page where it starts
     footnote: int | None = None  # the note's number, for a footnote
+    suggestions: tuple = ()  # clean.Suggestion: corrections proposed below the threshold
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ stages, which never modify them.
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
@@ -66,3 +67,35 @@ class Resources:
     @cached_property
     def vocabulary(self) -> Vocabulary:
         return Vocabulary.load()
+
+    @cached_property
+    def corrector(self) -> "Corrector":
+        from .correct import Corrector
+
+        counts, _ = self._corpus_counts
+        return Corrector(self.lexicon, book_words=[w for w, n in counts.items() if n >= 2])
+
+    @cached_property
+    def _corpus_counts(self) -> tuple[Counter, frozenset[str]]:
+        from .correct import book_counts
+
+        corpus = self.games_path.parent
+        texts, names = [], []
+        for p in sorted(corpus.glob("*.txt")) if corpus.is_dir() else []:
+            try:
+                if p.stat().st_size <= 2_000_000:
+                    texts.append(p.read_text(encoding="utf-8", errors="replace"))
+                    names.append(p.name)
+            except OSError:
+                continue
+        return book_counts(texts), frozenset(names)
+
+    def book_counts(self, source_file: str | None, text: str) -> Counter:
+        """How often the book uses each word: the corpus's counts, with the chapter's
+        own when the chapter is not one of the corpus's files."""
+        from .correct import book_counts
+
+        counts, names = self._corpus_counts
+        if source_file in names:
+            return counts
+        return counts + book_counts([text])

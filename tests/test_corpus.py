@@ -55,7 +55,7 @@ def test_article_numbers_read_through_ocr_damage(db):
 def test_article_text_starts_with_its_decoded_number(db):
     row = db.execute("SELECT text_clean, text_raw FROM passages WHERE citation = 'aduj:whist.13'").fetchone()
     assert row["text_raw"].startswith("i3. Personne ne doit prendre les caries")
-    assert row["text_clean"].startswith("13. Personne ne doit prendre les caries ni les regarder pendanl")
+    assert row["text_clean"].startswith("13. Personne ne doit prendre les caries ni les regarder pendant qu'on donne;")
 
 
 def test_ordinal_items_are_not_articles(db):
@@ -130,8 +130,8 @@ def test_running_heads_kept_in_pages_not_in_text(db):
         "Si vous avez quelqu’autre cale",  # 'quel-' / 'qu’autre'
         "pourvu qu'elle ait été détachée",  # 'pour-' / head 'wis 407' / 'vu'
         "ne peuvent lobli^er de jouer",  # 'lobli- ^er'
-        "placé visà-vis",
-        "Suppofons que ce foit Pierre",  # a stray hyphen between two words goes
+        "placé vis-à-vis",  # 'visà-vis': the hyphen the export lost, restored
+        "Supposons que ce foit Pierre",  # a stray hyphen between two words goes
         "il ilrprnd de J ou de fi d'obliger",  # a paragraph never ends on 'de'
     ],
 )
@@ -166,13 +166,13 @@ def test_hard_wrapped_chapter_is_reflowed(db):
     assert "\n" not in "".join(r["text_clean"] for r in rows)
     first = rows[1]["text_clean"]
     assert first.startswith("Je' vous ai obfervé ci-devant qu’il falloit que vos deux dames")
-    assert first.endswith("laquelle cfl à la gauche de votre homme.")
+    assert first.endswith("laquelle est à la gauche de votre homme.")
 
 
 def test_glossary_entries_split_with_their_terms(db):
     rows = db.execute("SELECT term FROM passages WHERE kind = 'gloss' ORDER BY chapter_id, seq").fetchall()
     assert [r[0] for r in rows] == [
-        "Fausse taille", "Martingale", "Prtro/j", "Refait", "Rifait (lu trente-un", "Sept et le ta", "Taille",
+        "Fausse taille", "Martingale", "Prtro/j", "Refait", "Rifait (lu trente-un", "Sept et le la", "Taille",
     ]
     assert {r[0] for r in db.execute("SELECT DISTINCT game FROM passages WHERE kind = 'gloss'")} == {"trente-et-quarante"}
 

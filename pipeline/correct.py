@@ -1,0 +1,410 @@
+"""The correction engine: a noisy channel between the OCR and the lexicon.
+
+A word the OCR printed is compared with the words the book could have had: those
+that look alike to the OCR (same glyph-shape skeleton, or one edit away from it),
+found through an index of the lexicon. Each candidate is scored as
+
+    prior(candidate) − weight × cost(printed → candidate)
+
+where the prior is the word's frequency in French (wordfreq, Zipf scale) plus what
+the book itself says (a word the corpus uses often is likely here), and the cost comes
+from the weighted confusion table (data: confusions.toml). A word the lexicon does
+not know is replaced by its best candidate when that one is cheap, frequent and
+clearly ahead of the next; a word the lexicon knows (a real-word error: 'Lande' for
+'bande', 'caries' for 'cartes') only when the candidate is far more likely. Below
+the threshold nothing changes, and the best candidate is kept as a suggestion.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Iterable
+
+import regex
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from .lexicon import Lexicon
+
+_LOG2_MAX = 100_000
+_LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
+_WORD = regex.compile(r"\p{L}[\p{L}&^|!015]*\p{L}|\p{L}")
+_LETTERS = regex.compile(r"[\p{L}]+")
+
+
+class ChannelModel:
+    """The OCR's habits: glyph classes and weighted confusions (confusions.toml)."""
+
+    def __init__(self, data: dict):
+        sk = data["skeleton"]
+        self.groups = [(a, b) for a, b in sk["groups"]]
+        self.class_of: dict[str, str] = {}
+        for cls in sk["classes"]:
+            for ch in cls:
+                self.class_of.setdefault(ch, cls[0])
+        c = data["confusions"]
+        self.pairs: dict[tuple[str, str], float] = {}
+        for a, b, cost in c["pairs"]:
+            self.pairs[(a, b)] = min(cost, self.pairs.get((a, b), 9.0))
+        self._multi = [(a, b, c) for (a, b), c in self.pairs.items() if len(a) > 1 or len(b) > 1]
+        self._cost_cache: dict = {}
+        self._groups_cache: dict = {}
+        self.long_s = tuple(c["long_s"])
+        self.long_s_cheap = float(c["long_s_cost_in_long_s_chapters"])
+        self.long_s_dear = float(c["long_s_cost_elsewhere"])
+        self.substitution = float(c["substitution"])
+        self.accent_or_case = float(c["accent_or_case"])
+        self.insertion = float(c["insertion"])
+        self.deletion = float(c["deletion"])
+        self.debris = set(c["debris"])
+        self.debris_deletion = float(c["debris_deletion"])
+
+    @classmethod
+    @lru_cache(maxsize=1)
+    def default(cls) -> "ChannelModel":
+        text = resources.files("pipeline").joinpath("data/confusions.toml").read_text(encoding="utf-8")
+        return cls(tomllib.loads(text))
+
+    def skeleton(self, word: str, fold_groups: bool = True) -> str:
+        w = word
+        if fold_groups:
+            for a, b in self.groups:
+                w = w.replace(a, b)
+        w = w.lower()
+        return "".join(self.class_of.get(ch, self.class_of.get(ch.lower(), ch)) for ch in w if ch not in self.debris)
+
+    def skeletons(self, printed: str) -> set[str]:
+        """A printed word's skeletons: its glyph groups ('li') read as one letter ('h')
+        or as the two letters they may also be ('autre' printed 'aulie')."""
+        return {self.skeleton(printed, True), self.skeleton(printed, False)}
+
+    def cost(self, printed: str, word: str, long_s: bool) -> float:
+        return _channel_cost(self, printed, word, long_s)
+
+    def groups_at(self, printed: str) -> list[list[tuple[int, str, float]]]:
+        """For each position of a printed word, the confusions of more than one glyph
+        that can start there: (glyphs read, what they stand for, cost)."""
+        hit = self._groups_cache.get(printed)
+        if hit is None:
+            hit = [
+                [(len(a), b, c) for a, b, c in self._multi if printed.startswith(a, i)]
+                for i in range(len(printed))
+            ]
+            self._groups_cache[printed] = hit
+        return hit
+
+
+@lru_cache(maxsize=100_000)
+def _base(ch: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if not unicodedata.combining(c))
+
+
+def _fold(word: str) -> str:
+    return _base(word)
+
+
+def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
+    """Weighted edit distance from what the OCR printed to a word: the cheapest way to
+    explain the print as the word misread, through the confusion table."""
+    key = (printed, word, long_s)
+    hit = model._cost_cache.get(key)
+    if hit is not None:
+        return hit
+    n, m = len(printed), len(word)
+    inf = float("inf")
+    dp = [[inf] * (m + 1) for _ in range(n + 1)]
+    dp[0][0] = 0.0
+    long_s_cost = model.long_s_cheap if long_s else model.long_s_dear
+    groups = model.groups_at(printed)
+    pbase = [_base(c) for c in printed]
+    wbase = [_base(c) for c in word]
+    pairs = model.pairs
+    band = 3 + abs(n - m)
+    for i in range(n + 1):
+        row = dp[i]
+        nxt = dp[i + 1] if i < n else None
+        a = printed[i] if i < n else ""
+        drop = (model.debris_deletion if a in model.debris else model.deletion) if i < n else 0.0
+        for j in range(max(0, i - band), min(m, i + band) + 1):
+            cur = row[j]
+            if cur == inf:
+                continue
+            if nxt is not None and cur + drop < nxt[j]:
+                nxt[j] = cur + drop
+            if j < m and cur + model.insertion < row[j + 1]:
+                row[j + 1] = cur + model.insertion
+            if nxt is None or j >= m:
+                continue
+            b = word[j]
+            if a == b:
+                c = 0.0
+            elif (a, b) == model.long_s:
+                c = long_s_cost
+            elif pbase[i] == wbase[j]:
+                c = model.accent_or_case
+            else:
+                c = pairs.get((a, b)) or pairs.get((a.lower(), b)) or model.substitution
+            if cur + c < nxt[j + 1]:
+                nxt[j + 1] = cur + c
+            for la, target, pc in groups[i]:
+                if word.startswith(target, j):
+                    jj = j + len(target)
+                    if cur + pc < dp[i + la][jj]:
+                        dp[i + la][jj] = cur + pc
+    result = dp[n][m]
+    if len(model._cost_cache) > 300_000:
+        model._cost_cache.clear()
+    model._cost_cache[key] = result
+    return result
+
+
+class CandidateIndex:
+    """The lexicon by skeleton: the words a misread word could be."""
+
+    def __init__(self, words: Iterable[tuple[str, float]], model: ChannelModel, delete_min_zipf: float = 3.0):
+        self.model = model
+        self.exact: dict[str, list[str]] = {}
+        self.deletes: dict[str, list[str]] = {}
+        self.zipf: dict[str, float] = {}
+        self.folded: dict[str, str] = {}
+        self.bucket_max: dict[str, float] = {}
+        for word, z in words:
+            self.zipf[word] = z
+            self.folded[word] = _fold(word)
+            sk = model.skeleton(word)
+            self.exact.setdefault(sk, []).append(word)
+            if z > self.bucket_max.get(sk, 0.0):
+                self.bucket_max[sk] = z
+            if z >= delete_min_zipf and len(sk) >= 3:
+                for k in range(len(sk)):
+                    self.deletes.setdefault(sk[:k] + sk[k + 1 :], []).append(word)
+
+    def same_skeleton(self, printed: str, floor: float = 0.0) -> set[str]:
+        """The words that look like the printed one to the OCR, as frequent as ``floor``."""
+        out: set[str] = set()
+        for sk in self.model.skeletons(printed):
+            if self.bucket_max.get(sk, 0.0) >= floor:
+                out.update(w for w in self.exact[sk] if self.zipf[w] >= floor)
+        return out
+
+    def candidates(self, printed: str) -> set[str]:
+        out: set[str] = set()
+        for sk in self.model.skeletons(printed):
+            out.update(self.exact.get(sk, ()))
+            # one edit of any kind besides the confusions within glyph classes
+            out.update(self.deletes.get(sk, ()))
+            for k in range(len(sk)):
+                d = sk[:k] + sk[k + 1 :]
+                out.update(self.exact.get(d, ()))
+                out.update(self.deletes.get(d, ()))
+        return out
+
+
+@dataclass
+class Decision:
+    word: str  # the candidate, cased like the printed word
+    cost: float  # channel cost
+    confidence: float
+    applied: bool  # above the threshold: an edit; below it: a suggestion
+    reason: str  # 'non-word', 'real-word', 'long-s'
+
+
+@dataclass
+class Settings:
+    weight: float = 3.0  # zipf points (log10 of frequency) per unit of channel cost
+    prior_cap: float = 6.0
+    book_weight: float = 0.35  # zipf points per doubling of the book's count
+    book_cap: float = 1.5
+    short_length_change: float = 1.0  # extra cost per letter gained or lost by a word of 3 letters or fewer
+    nonword_max_cost: float = 1.6
+    nonword_min_prior: float = 2.8
+    nonword_min_score: float = 1.0  # prior − weight × cost
+    nonword_margin: float = 0.8  # over the next candidate
+    realword_max_cost: float = 0.8
+    realword_margin: float = 2.0  # over the printed word itself
+    realword_lead: float = 0.5  # over the next candidate ('lour': 'tour' or 'leur'?)
+    recurrent_max_cost: float = 0.5  # an unknown word printed twice is kept, unless this cheap to explain
+    suggestion_max_cost: float = 2.6
+
+
+@dataclass
+class BookContext:
+    """What the corpus and the chapter say about words, and how the chapter was printed."""
+
+    counts: Counter = field(default_factory=Counter)
+    long_s: bool = False
+
+
+class Corrector:
+    def __init__(
+        self,
+        lexicon: Lexicon,
+        model: ChannelModel | None = None,
+        settings: Settings | None = None,
+        book_words: Iterable[str] = (),
+    ):
+        self.lexicon = lexicon
+        self.model = model or ChannelModel.default()
+        self.settings = settings or Settings()
+        self.book_words = tuple(book_words)
+        self._index: CandidateIndex | None = None
+        self._memo: dict = {}
+
+    @property
+    def index(self) -> CandidateIndex:
+        if self._index is None:
+            words = dict(self.lexicon.candidate_words())
+            # rarer words the book itself uses ('doublet', 'fichets') are candidates too
+            for w in self.book_words:
+                if w not in words and self.lexicon.zipf(w) >= 1.0:
+                    words[w] = self.lexicon.zipf(w)
+            self._index = CandidateIndex(words.items(), self.model)
+        return self._index
+
+    def prior(self, word: str, ctx: BookContext, capped: bool = False) -> float:
+        """How likely the word is here: its frequency in French plus what the book
+        says. Capped, the commonest words do not swallow every unknown misreading."""
+        s = self.settings
+        z = self.index.zipf.get(word)
+        if z is None:
+            z = self.lexicon.zipf(word)
+        if z <= 0:
+            return 0.0
+        n = ctx.counts.get(word) if word.islower() else ctx.counts.get(word.lower())
+        bonus = s.book_weight * _LOG2[min(n or 0, _LOG2_MAX)]
+        if capped:
+            return min(z, s.prior_cap) + min(bonus, s.book_cap)
+        return z + bonus
+
+    def decide(self, printed: str, ctx: BookContext, sentence_start: bool = False) -> Decision | None:
+        """What the printed word should be, if it should be something else."""
+        # chapters of one corpus share their book counts: they share their decisions
+        memo = self._memo.setdefault((id(ctx.counts), ctx.long_s), {})
+        key = (printed, sentence_start)
+        if key not in memo:
+            memo[key] = self._decide(printed, ctx, sentence_start)
+        return memo[key]
+
+    def _decide(self, printed: str, ctx: BookContext, sentence_start: bool) -> Decision | None:
+        s = self.settings
+        if len(printed) < 2 or printed.isdigit():
+            return None
+        lower = printed.lower()
+        if self.lexicon.is_period_form(lower):
+            return None
+        known = self.lexicon.zipf(printed) >= 1.0
+        if known:
+            # a real-word error is a confusion within the glyph classes ('onl', 'Lande'):
+            # only the words of the same skeleton can be meant, and only far likelier ones
+            floor = self.prior(printed, ctx) + s.realword_margin - s.book_cap
+            cands = self.index.same_skeleton(printed, floor)
+        else:
+            cands = self.index.candidates(printed)
+        cands.discard(lower)
+        if not cands:
+            return None
+        # the weighted channel cost is dear to compute: first keep the candidates a
+        # plain edit distance (in C, via rapidfuzz) finds close and the lexicon likely
+        folded = _fold(printed)
+        zipf = self.index.zipf
+        fold_of = self.index.folded
+        near = process.extract(folded, {c: fold_of[c] for c in cands}, scorer=Levenshtein.distance,
+                               score_cutoff=3, limit=None)
+        # branch and bound: a candidate scores at most its prior, so once the priors
+        # left fall below the second best score, no candidate left can matter
+        # (each plain edit costs at least the cheapest confusion: a bound on the score)
+        cheapest = s.weight * 0.2
+        ranked = sorted(((self.prior(c, ctx, capped=not known) - cheapest * d, c) for _, d, c in near), reverse=True)
+        scored: list[tuple[float, float, str]] = []
+        for bound, c in ranked[:12]:
+            if len(scored) >= 2 and bound <= scored[1][0]:
+                break
+            prior_c = self.prior(c, ctx, capped=not known)
+            cost = self.model.cost(printed, c, ctx.long_s)
+            if min(len(c), len(printed)) <= 3:
+                cost += s.short_length_change * abs(len(c) - len(printed))
+            if cost > s.suggestion_max_cost:
+                continue
+            scored.append((prior_c - s.weight * cost, cost, c))
+            scored.sort(reverse=True)
+        if not scored:
+            return None
+        score, cost, best = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else -99.0
+        prior = self.prior(best, ctx, capped=True)
+        if known:
+            gain = score - self.prior(printed, ctx)
+            # a known word is changed for a far likelier one, never for its own letters
+            # with other accents ('dés', 'là' are words as printed)
+            ok = (
+                cost <= s.realword_max_cost
+                and gain >= s.realword_margin
+                and score - runner_up >= s.realword_lead
+                and _fold(best) != _fold(printed)
+            )
+            reason = "long-s" if ctx.long_s and "f" in lower and best == _long_s_reading(lower, best) else "real-word"
+            confidence = _confidence(gain - s.realword_margin, score - runner_up)
+        else:
+            proper_noun = printed[:1].isupper() and not sentence_start and printed[1:].islower()
+            first_changed = lower[:1] != best[:1]
+            # an unknown word the book prints again and again is a word of the book
+            # ('robre'), unless the OCR's commonest confusions explain it ('pajer')
+            recurrent = ctx.counts.get(lower, 0) >= 2 and cost > s.recurrent_max_cost
+            ok = (
+                not recurrent
+                and cost <= s.nonword_max_cost
+                and prior >= s.nonword_min_prior
+                and score >= s.nonword_min_score
+                and score - runner_up >= s.nonword_margin
+                and (not proper_noun or first_changed)
+            )
+            reason = "long-s" if ctx.long_s and best == _long_s_reading(lower, best) else "non-word"
+            confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
+        return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, reason)
+
+
+def _long_s_reading(lower: str, best: str) -> str:
+    if len(lower) != len(best):
+        return ""
+    return "".join(b if a == "f" and b == "s" else a for a, b in zip(lower, best))
+
+
+def _confidence(margin: float, lead: float) -> float:
+    return max(0.05, min(0.99, 0.5 + 0.15 * margin + 0.1 * min(lead, 3.0)))
+
+
+def _cased(candidate: str, printed: str, sentence_start: bool) -> str:
+    if len(printed) > 2 and printed.isupper():
+        return candidate.upper()
+    if printed[:1].isupper():
+        if printed[:1].lower() == candidate[:1] or sentence_start:
+            return candidate[:1].upper() + candidate[1:]
+    return candidate
+
+
+def book_counts(texts: Iterable[str]) -> Counter:
+    counts: Counter = Counter()
+    for t in texts:
+        counts.update(w.lower() for w in _LETTERS.findall(t))
+    return counts
+
+
+def is_long_s_printing(text: str, lexicon: Lexicon) -> bool:
+    """Printed with the long s: many words are words only with their f read as s."""
+    f_words = [w for w in _LETTERS.findall(text) if "f" in w.lower() and len(w) > 1]
+    if not f_words:
+        return False
+    explained = 0
+    for w in f_words:
+        lw = w.lower()
+        z = lexicon.zipf(lw)
+        z_s = max((lexicon.zipf(v) for v in lexicon.long_s_variants(lw)), default=0.0)
+        if z_s >= 3.0 and z_s > z + 1.0:
+            explained += 1
+    return explained >= 5 and explained / len(f_words) >= 0.15
