@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 
 import regex
 
-from .correct import BookContext, is_long_s_printing
+from .correct import BookContext, Domain, book_counts, is_long_s_printing
 from .markers import number_marker, roman_marker
 from .numbers import DIGITS
 from .records import Block, Layout
@@ -140,7 +140,8 @@ _SENTENCE_END = ".!?"
 def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     corrector = ctx.res.corrector
     skip_until = _marker_end(text, ctx)
-    for m in _TOKEN.finditer(text):
+    tokens = list(_TOKEN.finditer(text))
+    for k, m in enumerate(tokens):
         if m.start() < skip_until:
             continue
         word = m.group()
@@ -148,7 +149,15 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue
         before = text[: m.start()].rstrip(" «\"'(")
         sentence_start = not before or before[-1] in _SENTENCE_END
-        d = corrector.decide(word, ctx.book, sentence_start)
+        start = m.start()
+        if start > 0 and text[start - 1] in "([" and ")" not in text[m.end() : m.end() + 60].split(".")[0]:
+            # an opening bracket with no closing one is a glyph of the word: '(lèche' for 'flèche'
+            d = corrector.decide(text[start - 1] + word, ctx.book, sentence_start)
+            if d is not None and d.applied:
+                yield Edit(start - 1, m.end(), d.word, f"correct.{d.reason}", d.confidence)
+                continue
+        following = tokens[k + 1].group() if k + 1 < len(tokens) else ""
+        d = corrector.decide(word, ctx.book, sentence_start, following)
         if d is None or d.word == word:
             continue
         if d.applied:
@@ -176,7 +185,7 @@ def _numbers_in_lists(text: str, ctx: CleanContext) -> Iterable[Edit]:
     is_number = [t.group().isdigit() for t in tokens]
     for k, t in enumerate(tokens):
         word = t.group()
-        if is_number[k] or len(word) > 3 or sum(is_number[max(0, k - 8) : k + 9]) < 2:
+        if is_number[k] or len(word) > 3 or sum(is_number[max(0, k - 10) : k + 11]) < 2:
             continue
         if k == 0 and _marker_end(text, ctx):
             continue
@@ -228,8 +237,10 @@ def _split_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             return
         a, b = m.group(1), m.group(2)
         joined = a + b
+        za = 0.0 if len(a) == 1 else lex.best_zipf(a)
+        zb = 0.0 if len(b) == 1 else lex.best_zipf(b)
         if (fragment(a) and fragment(b) and not joined.isupper()
-                and lex.best_zipf(joined) >= max(3.5, lex.best_zipf(a) + 1.0, lex.best_zipf(b) + 1.0)):
+                and lex.best_zipf(joined) >= max(3.5, za + 1.0, zb + 1.0)):
             yield Edit(m.start(), m.end(), joined, "correct.split_word", 0.8)
             pos = m.end()
         else:
@@ -250,8 +261,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         if compound is not None:
             yield Edit(m.start(), m.end(), compound, "correct.joined_words", 0.85)
             continue
-        if len(word) < 5 or not word.isalpha() or lex.best_zipf(word) > 0:
-            continue
+        if len(word) < 5 or not word.isalpha() or lex.best_zipf(word) >= 2.0:
+            continue  # (wordfreq knows some run-together typos, rarely: 'ilfaut')
         splits = []
         for k in range(2, len(word) - 1):
             a, b = word[:k], word[k:]
@@ -327,7 +338,14 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None) -
     """The context a chapter is cleaned in: the book's word counts, and whether the
     chapter was printed with the long s."""
     counts = res.book_counts(source_file, text)
-    return CleanContext(res, BookContext(counts, is_long_s_printing(text, res.lexicon)))
+    own = book_counts([text])
+    long_s = is_long_s_printing(text, res.lexicon)
+    if long_s:  # the chapter's words as they are spelled, to know what it is about
+        for w, n in list(own.items()):
+            if "f" in w:
+                own[w.replace("f", "s")] += n
+    domain = Domain.default()
+    return CleanContext(res, BookContext(counts, long_s, domain.terms_of(own), domain.bonus))
 
 
 def clean(layout: Layout, res: Resources) -> Layout:
@@ -345,3 +363,17 @@ def fix_and_explain(text: str, res: Resources, rules: list[Rule] | None = None) 
     ctx = chapter_context(text, res)
     mt = clean_text(MappedText.from_raw(text, 0, len(text)), ctx, rules)
     return mt.text, mt.corrections()
+
+
+def clean_file(path, res: Resources) -> Layout:
+    """Any text file, read and cleaned as a chapter: its paragraphs, with what was done."""
+    from .ingest import ingest
+    from .layout import layout
+
+    return clean(layout(ingest(path), res), res)
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of an offset, as editors count them."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -166,6 +166,67 @@ def _outline_lines(items: list[dict]) -> list[str]:
     return lines
 
 
+@cli.command(name="clean")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--explain", is_flag=True, help="Print each edit: position, before → after, rule, confidence")
+@click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True, type=click.Path(path_type=Path),
+              help="Corpus whose games list and vocabulary inform the cleaning")
+def clean_command(file: Path, explain: bool, corpus: Path):
+    """Clean any text FILE: its paragraphs, one per line, on standard output."""
+    from .clean import clean_file, line_col
+    from .records import InputError
+    from .resources import Resources
+
+    try:
+        lay = clean_file(file, Resources(corpus / "games.toml"))
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    raw = lay.chapter.text
+    for block in lay.blocks:
+        click.echo(block.text.text)
+    if not explain:
+        return
+    out = click.get_text_stream("stderr")
+    for block in lay.blocks:
+        for c in block.text.corrections():
+            line, col = line_col(raw, c.start)
+            out.write(f"{file.name}:{line}:{col}: {c.before!r} → {c.after!r}  {c.rule} ({c.confidence:.2f})\n")
+        for sg in block.suggestions:
+            line, col = line_col(raw, sg.start)
+            out.write(f"{file.name}:{line}:{col}: {sg.before!r} ? {sg.suggestion!r}  suggested by {sg.rule} "
+                      f"({sg.confidence:.2f}, below the threshold)\n")
+
+
+@cli.command()
+@click.argument("citation")
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+def explain(citation: str, db: Path):
+    """Show a passage's raw text, its clean text, and the corrections between them."""
+    from .lookup import LookupError_, connect, explain as find
+
+    try:
+        data = find(connect(db), citation)
+    except LookupError_ as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    p = data["passage"]
+    click.echo(f"{p['citation']}  ({p['kind']}, page {p['page'] if p['page'] is not None else '?'}, "
+               f"{p['source_file']} raw[{p['raw_start']}:{p['raw_end']}])")
+    click.echo("\nraw:")
+    click.echo(p["text_raw"])
+    click.echo("\nclean:")
+    click.echo(p["text_clean"])
+    click.echo(f"\ncorrections ({len(data['corrections'])}):")
+    for c in data["corrections"]:
+        click.echo(f"  clean {c['clean_start']:>4}  raw {c['start']:>6}  {c['before']!r} → {c['after']!r}  "
+                   f"{c['rule']} ({c['confidence']:.2f})")
+    if data["suggestions"]:
+        click.echo(f"\nsuggestions, not applied ({len(data['suggestions'])}):")
+        for sg in data["suggestions"]:
+            click.echo(f"  raw {sg['start']:>6}  {sg['before']!r} ? {sg['suggestion']!r}  {sg['rule']} ({sg['confidence']:.2f})")
+
+
 @cli.command(name="eval")
 @click.argument("gold_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))

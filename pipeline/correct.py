@@ -21,7 +21,7 @@ import math
 import tomllib
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Iterable
@@ -64,6 +64,24 @@ class ChannelModel:
         self.deletion = float(c["deletion"])
         self.debris = set(c["debris"])
         self.debris_deletion = float(c["debris_deletion"])
+        lc = data["long_s_context"]
+        self.long_s_margin = float(lc["margin"])
+        self.long_s_weight = float(lc["weight"])
+        self.s_next_words = frozenset(lc["s_reading_next_words"])
+        self.s_next_endings = tuple(lc["s_reading_next_endings"])
+        self.f_next_words = frozenset(lc["f_reading_next_words"])
+        self.f_next_endings = tuple(lc["f_reading_next_endings"])
+
+    def long_s_cue(self, next_word: str) -> int:
+        """+1 if the next word calls for the s reading of a long-s word, −1 for the f one."""
+        w = next_word.lower()
+        if not w:
+            return 0
+        if w in self.s_next_words or (len(w) > 3 and w.endswith(self.s_next_endings)):
+            return 1
+        if w in self.f_next_words or (len(w) > 3 and w.endswith(self.f_next_endings)):
+            return -1
+        return 0
 
     @classmethod
     @lru_cache(maxsize=1)
@@ -71,18 +89,32 @@ class ChannelModel:
         text = resources.files("pipeline").joinpath("data/confusions.toml").read_text(encoding="utf-8")
         return cls(tomllib.loads(text))
 
-    def skeleton(self, word: str, fold_groups: bool = True) -> str:
+    def skeleton(self, word: str, fold_groups: bool = True, capitals: bool = False) -> str:
+        """The word's letters by glyph class. With ``capitals``, a capital keeps its own
+        class (an 'L' looks like a 'b', an 'l' does not)."""
         w = word
         if fold_groups:
             for a, b in self.groups:
                 w = w.replace(a, b)
-        w = w.lower()
-        return "".join(self.class_of.get(ch, self.class_of.get(ch.lower(), ch)) for ch in w if ch not in self.debris)
+        out = []
+        for ch in w:
+            if ch in self.debris:
+                continue
+            if capitals and ch in self.class_of:
+                out.append(self.class_of[ch])
+            else:
+                low = ch.lower()
+                out.append(self.class_of.get(low, low))
+        return "".join(out)
 
     def skeletons(self, printed: str) -> set[str]:
         """A printed word's skeletons: its glyph groups ('li') read as one letter ('h')
-        or as the two letters they may also be ('autre' printed 'aulie')."""
-        return {self.skeleton(printed, True), self.skeleton(printed, False)}
+        or as the two letters they may also be ('autre' printed 'aulie'); its capitals
+        as capitals ('Lande' for 'bande') or as the lower case they may stand for."""
+        out = {self.skeleton(printed, g) for g in (True, False)}
+        if printed != printed.lower():
+            out |= {self.skeleton(printed, g, capitals=True) for g in (True, False)}
+        return out
 
     def cost(self, printed: str, word: str, long_s: bool) -> float:
         return _channel_cost(self, printed, word, long_s)
@@ -190,7 +222,7 @@ class CandidateIndex:
         out: set[str] = set()
         for sk in self.model.skeletons(printed):
             if self.bucket_max.get(sk, 0.0) >= floor:
-                out.update(w for w in self.exact[sk] if self.zipf[w] >= floor)
+                out.update(w for w in self.exact.get(sk, ()) if self.zipf[w] >= floor)
         return out
 
     def candidates(self, printed: str) -> set[str]:
@@ -222,13 +254,16 @@ class Settings:
     book_weight: float = 0.35  # zipf points per doubling of the book's count
     book_cap: float = 1.5
     short_length_change: float = 1.0  # extra cost per letter gained or lost by a word of 3 letters or fewer
-    nonword_max_cost: float = 1.6
+    nonword_max_cost: float = 1.1
     nonword_min_prior: float = 2.8
     nonword_min_score: float = 1.0  # prior − weight × cost
     nonword_margin: float = 0.8  # over the next candidate
     realword_max_cost: float = 0.8
     realword_margin: float = 2.0  # over the printed word itself
     realword_lead: float = 0.5  # over the next candidate ('lour': 'tour' or 'leur'?)
+    term_max_cost: float = 0.8  # a game's term is favoured only when this close to the print
+    realword_suggestion: float = 0.5  # a real word is suggested another when this much likelier
+    nonword_suggestion: float = 0.0  # an unknown word is suggested its best candidate above this score
     recurrent_max_cost: float = 0.5  # an unknown word printed twice is kept, unless this cheap to explain
     suggestion_max_cost: float = 2.6
 
@@ -239,6 +274,31 @@ class BookContext:
 
     counts: Counter = field(default_factory=Counter)
     long_s: bool = False
+    terms: frozenset[str] = frozenset()  # the technical words of the games the chapter is about
+    term_bonus: float = 0.0
+
+
+class Domain:
+    """The treatise's technical vocabulary by family of games (data: domain.toml)."""
+
+    def __init__(self, data: dict):
+        self.min_terms = int(data["min_terms"])
+        self.bonus = float(data["bonus"])
+        self.families = {name: frozenset(words) for name, words in data["families"].items()}
+
+    @classmethod
+    @lru_cache(maxsize=1)
+    def default(cls) -> "Domain":
+        text = resources.files("pipeline").joinpath("data/domain.toml").read_text(encoding="utf-8")
+        return cls(tomllib.loads(text))
+
+    def terms_of(self, counts: Counter) -> frozenset[str]:
+        """The terms of every family the text uses enough of its words to be about."""
+        out: set[str] = set()
+        for words in self.families.values():
+            if sum(1 for w in words if counts.get(w, 0)) >= self.min_terms:
+                out |= words
+        return frozenset(out)
 
 
 class Corrector:
@@ -267,6 +327,10 @@ class Corrector:
             self._index = CandidateIndex(words.items(), self.model)
         return self._index
 
+    def _max_bonus(self, ctx: BookContext) -> float:
+        top = ctx.counts.most_common(1)
+        return self.settings.book_weight * math.log2(1 + (top[0][1] if top else 0))
+
     def prior(self, word: str, ctx: BookContext, capped: bool = False) -> float:
         """How likely the word is here: its frequency in French plus what the book
         says. Capped, the commonest words do not swallow every unknown misreading."""
@@ -276,22 +340,25 @@ class Corrector:
             z = self.lexicon.zipf(word)
         if z <= 0:
             return 0.0
-        n = ctx.counts.get(word) if word.islower() else ctx.counts.get(word.lower())
-        bonus = s.book_weight * _LOG2[min(n or 0, _LOG2_MAX)]
+        low = word if word.islower() else word.lower()
+        bonus = s.book_weight * _LOG2[min(ctx.counts.get(low, 0), _LOG2_MAX)]
+        if low in ctx.terms:
+            z += ctx.term_bonus
         if capped:
             return min(z, s.prior_cap) + min(bonus, s.book_cap)
         return z + bonus
 
-    def decide(self, printed: str, ctx: BookContext, sentence_start: bool = False) -> Decision | None:
+    def decide(self, printed: str, ctx: BookContext, sentence_start: bool = False, next_word: str = "") -> Decision | None:
         """What the printed word should be, if it should be something else."""
+        cue = self.model.long_s_cue(next_word) if ctx.long_s and "f" in printed else 0
         # chapters of one corpus share their book counts: they share their decisions
-        memo = self._memo.setdefault((id(ctx.counts), ctx.long_s), {})
-        key = (printed, sentence_start)
+        memo = self._memo.setdefault((id(ctx.counts), ctx.long_s, ctx.terms), {})
+        key = (printed, sentence_start, cue)
         if key not in memo:
-            memo[key] = self._decide(printed, ctx, sentence_start)
+            memo[key] = self._decide(printed, ctx, sentence_start, cue)
         return memo[key]
 
-    def _decide(self, printed: str, ctx: BookContext, sentence_start: bool) -> Decision | None:
+    def _decide(self, printed: str, ctx: BookContext, sentence_start: bool, cue: int = 0) -> Decision | None:
         s = self.settings
         if len(printed) < 2 or printed.isdigit():
             return None
@@ -302,7 +369,7 @@ class Corrector:
         if known:
             # a real-word error is a confusion within the glyph classes ('onl', 'Lande'):
             # only the words of the same skeleton can be meant, and only far likelier ones
-            floor = self.prior(printed, ctx) + s.realword_margin - s.book_cap
+            floor = self.prior(printed, ctx) + s.realword_suggestion - self._max_bonus(ctx)
             cands = self.index.same_skeleton(printed, floor)
         else:
             cands = self.index.candidates(printed)
@@ -322,7 +389,7 @@ class Corrector:
         cheapest = s.weight * 0.2
         ranked = sorted(((self.prior(c, ctx, capped=not known) - cheapest * d, c) for _, d, c in near), reverse=True)
         scored: list[tuple[float, float, str]] = []
-        for bound, c in ranked[:12]:
+        for bound, c in ranked[:20]:
             if len(scored) >= 2 and bound <= scored[1][0]:
                 break
             prior_c = self.prior(c, ctx, capped=not known)
@@ -331,6 +398,9 @@ class Corrector:
                 cost += s.short_length_change * abs(len(c) - len(printed))
             if cost > s.suggestion_max_cost:
                 continue
+            if cost > s.term_max_cost and c in ctx.terms:
+                # the chapter's topic decides between close readings, not distant ones
+                prior_c = self.prior(c, replace(ctx, terms=frozenset()), capped=not known)
             scored.append((prior_c - s.weight * cost, cost, c))
             scored.sort(reverse=True)
         if not scored:
@@ -340,16 +410,26 @@ class Corrector:
         prior = self.prior(best, ctx, capped=True)
         if known:
             gain = score - self.prior(printed, ctx)
+            long_s = ctx.long_s and "f" in lower and best == _long_s_reading(lower, best)
+            if long_s:
+                # in a long-s printing an f inside a word is most often an s: the s reading
+                # needs no great margin, and the next word can tip it ('font la' / 'font dans')
+                gain += self.model.long_s_weight * cue
+                margin = self.model.long_s_margin
+            else:
+                margin = s.realword_margin
             # a known word is changed for a far likelier one, never for its own letters
             # with other accents ('dés', 'là' are words as printed)
             ok = (
                 cost <= s.realword_max_cost
-                and gain >= s.realword_margin
+                and gain >= margin
                 and score - runner_up >= s.realword_lead
                 and _fold(best) != _fold(printed)
             )
-            reason = "long-s" if ctx.long_s and "f" in lower and best == _long_s_reading(lower, best) else "real-word"
-            confidence = _confidence(gain - s.realword_margin, score - runner_up)
+            reason = "long-s" if long_s else "real-word"
+            confidence = _confidence(gain - margin, score - runner_up)
+            if not ok and (gain < s.realword_suggestion or _fold(best) == _fold(printed)):
+                return None  # not even worth suggesting: the printed word is likelier
         else:
             proper_noun = printed[:1].isupper() and not sentence_start and printed[1:].islower()
             first_changed = lower[:1] != best[:1]
@@ -366,13 +446,19 @@ class Corrector:
             )
             reason = "long-s" if ctx.long_s and best == _long_s_reading(lower, best) else "non-word"
             confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
+            if not ok and score < s.nonword_suggestion:
+                return None
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, reason)
 
 
 def _long_s_reading(lower: str, best: str) -> str:
-    if len(lower) != len(best):
+    """``best`` if it is ``lower`` with some f read as s (accents aside), else ''."""
+    if len(lower) != len(best) or "f" not in lower:
         return ""
-    return "".join(b if a == "f" and b == "s" else a for a, b in zip(lower, best))
+    for a, b in zip(lower, best):
+        if a != b and not (a == "f" and b == "s") and _base(a) != _base(b):
+            return ""
+    return best if any(a == "f" and b == "s" for a, b in zip(lower, best)) else ""
 
 
 def _confidence(margin: float, lead: float) -> float:

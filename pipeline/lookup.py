@@ -135,3 +135,21 @@ def outline(conn: sqlite3.Connection) -> list[dict]:
              "title": c["title"], "games": games}
         )
     return chapters
+
+
+def explain(conn: sqlite3.Connection, citation: str) -> dict:
+    """A passage's raw text, clean text, and every edit between them."""
+    row = conn.execute(_PASSAGE_SQL + " WHERE lower(p.citation) = lower(?)", (citation.strip(),)).fetchone()
+    if row is None:
+        near = [r[0] for r in conn.execute(
+            "SELECT citation FROM passages WHERE citation LIKE ? ORDER BY citation LIMIT 5",
+            (citation.strip().split(".")[0] + "%",))]
+        hint = f"; near: {', '.join(near)}" if near else ""
+        raise LookupError_(f"no passage cited {citation!r}{hint}")
+    corrections = [dict(r) for r in conn.execute(
+        'SELECT start, "end", before, after, rule, confidence, clean_start, clean_end FROM corrections '
+        "WHERE passage_id = ? ORDER BY clean_start", (row["id"],))]
+    suggestions = [dict(r) for r in conn.execute(
+        'SELECT start, "end", before, suggestion, rule, confidence FROM suggestions WHERE passage_id = ? ORDER BY start',
+        (row["id"],))]
+    return {"passage": dict(row), "corrections": corrections, "suggestions": suggestions}

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import sqlite_utils
 
+from .lexicon import Lexicon
 from .records import ChapterInfo, Diagnostic, Edition, Game, Segmented
+from .search import search_text
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
@@ -95,6 +97,7 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
     passage_id = 0
     correction_id = 0
     page_id = 0
+    lexicon = Lexicon.default()
     for chapter_id, c in enumerate(chapters, 1):
         layout = c.seg.layout
         raw = layout.chapter
@@ -137,9 +140,18 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
             {"chapter_id": chapter_id, "kind": f.kind, "raw_start": f.start, "raw_end": f.end, "text": f.text}
             for f in layout.furniture
         )
-        rows, corrections = [], []
+        rows, corrections, suggestions = [], [], []
         for p, cite in zip(c.seg.passages, c.citations):
             passage_id += 1
+            offered = {}
+            for sg in p.suggestions:
+                at = p.text.from_raw_offset(sg.start)
+                if at is not None and p.text.text[at : at + len(sg.before)] == sg.before:
+                    offered[at] = sg.suggestion
+                suggestions.append(
+                    {"passage_id": passage_id, "start": sg.start, "end": sg.end, "before": sg.before,
+                     "suggestion": sg.suggestion, "rule": sg.rule, "confidence": sg.confidence}
+                )
             rows.append(
                 {
                     "id": passage_id,
@@ -153,6 +165,7 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
                     "page": p.page,
                     "text_raw": p.text.raw_text,
                     "text_clean": p.text.text,
+                    "text_search": search_text(p.text.text, offered, lexicon),
                     "raw_start": p.text.raw_start,
                     "raw_end": p.text.raw_end,
                     "term": p.term,
@@ -177,10 +190,11 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
                 )
         db["passages"].insert_all(rows)
         db["corrections"].insert_all(corrections)
+        db["suggestions"].insert_all(suggestions)
     db["build_log"].insert_all(
         {"source_file": d.file, "level": d.level, "message": d.message} for d in diagnostics
     )
-    db["passages"].enable_fts(["text_clean"], tokenize=FTS_TOKENIZER)
+    db["passages"].enable_fts(["text_clean", "text_search"], tokenize=FTS_TOKENIZER)
     conn.commit()
     conn.execute("VACUUM")
     conn.execute("PRAGMA journal_mode = DELETE")

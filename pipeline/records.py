@@ -124,6 +124,7 @@ class Passage:
     note: int | None = None  # footnotes: the note's number
     note_for: int | None = None  # footnotes: seq of the passage that calls them
     citation: str | None = None
+    suggestions: tuple = ()  # clean.Suggestion: corrections proposed below the threshold
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,7 @@ def segment(layout: Layout, res: Resources) -> Segmented:
     _decode_numbers(drafts, res)
     _attach_notes(drafts, diagnostics, name)
     passages = _passages(drafts, layout, res)
+    passages = _give_suggestions(passages, [s for b in layout.blocks for s in b.suggestions])
 
     n_articles = sum(p.kind == "article" for p in passages)
     if not passages:
@@ -507,6 +508,19 @@ def _normalise_notes(d: _Draft) -> MappedText:
             if c.token != want:
                 edits.append(Edit(c.start, c.end, want, "segment.note_mark", 0.9))
     return t.apply(edits) if edits else t
+
+
+def _give_suggestions(passages: list[Passage], suggestions: list) -> list[Passage]:
+    """Each suggestion to the passage whose text holds its word (the innermost one)."""
+    if not suggestions:
+        return passages
+    held: dict[int, list] = {}
+    for s in suggestions:
+        owners = [p for p in passages if p.text.raw_start <= s.start and s.end <= p.text.raw_end]
+        if owners:
+            owner = min(owners, key=lambda p: p.text.raw_end - p.text.raw_start)
+            held.setdefault(owner.seq, []).append(s)
+    return [replace(p, suggestions=tuple(held.get(p.seq, ()))) for p in passages]
 
 
 def _passages(drafts: list[_Draft], layout: Layout, res: Resources) -> list[Passage]:

@@ -219,6 +219,15 @@ class MappedText:
             off = end
         return self.raw_end
 
+    def from_raw_offset(self, raw_pos: int) -> int | None:
+        """Where a raw character landed in the current text (None if an edit took it)."""
+        off = 0
+        for p in self.pieces:
+            if p.raw_start <= raw_pos < p.raw_end:
+                return off + (raw_pos - p.raw_start) if not p.changed else off
+            off += len(p.text)
+        return None
+
     def corrections(self) -> list[Correction]:
         out = []
         off = 0

@@ -56,6 +56,7 @@ CREATE TABLE passages (
     page INTEGER,                       -- printed page where the passage starts
     text_raw TEXT NOT NULL,             -- raw_text[raw_start:raw_end]
     text_clean TEXT NOT NULL,           -- the reading text, corrected
+    text_search TEXT NOT NULL,          -- text_clean folded for search, with modern spellings and suggestions
     raw_start INTEGER NOT NULL,
     raw_end INTEGER NOT NULL,
     term TEXT,                          -- glossary entries: the term defined
@@ -77,6 +78,18 @@ CREATE TABLE corrections (
     clean_end INTEGER NOT NULL
 );
 CREATE INDEX corrections_passage ON corrections(passage_id);
+
+CREATE TABLE suggestions (
+    id INTEGER PRIMARY KEY,
+    passage_id INTEGER NOT NULL REFERENCES passages(id),
+    start INTEGER NOT NULL,             -- span of the word in chapters.raw_text
+    "end" INTEGER NOT NULL,
+    before TEXT NOT NULL,               -- the word as printed (and kept in text_clean)
+    suggestion TEXT NOT NULL,           -- what the correction engine thinks it may be
+    rule TEXT NOT NULL,
+    confidence REAL NOT NULL            -- below the threshold of the rule, hence not applied
+);
+CREATE INDEX suggestions_passage ON suggestions(passage_id);
 
 CREATE TABLE furniture (
     id INTEGER PRIMARY KEY,

@@ -450,4 +450,4 @@ def test_cite_forms_of_one_reference(built_db, reference):
     first = proc.stdout.splitlines()[0]
     assert re.match(r"aduj:whist\.13\s", first), first
     assert "page 407" in first
-    assert "13. Personne ne doit prendre les caries" in proc.stdout
+    assert "13. Personne ne doit prendre les cartes" in proc.stdout

@@ -55,7 +55,8 @@ def test_article_numbers_read_through_ocr_damage(db):
 def test_article_text_starts_with_its_decoded_number(db):
     row = db.execute("SELECT text_clean, text_raw FROM passages WHERE citation = 'aduj:whist.13'").fetchone()
     assert row["text_raw"].startswith("i3. Personne ne doit prendre les caries")
-    assert row["text_clean"].startswith("13. Personne ne doit prendre les caries ni les regarder pendant qu'on donne;")
+    # 'caries' is a word, but in a chapter about cards 'cartes' is far likelier
+    assert row["text_clean"].startswith("13. Personne ne doit prendre les cartes ni les regarder pendant qu'on donne;")
 
 
 def test_ordinal_items_are_not_articles(db):

@@ -1,0 +1,41 @@
+"""The search layer: ``passages.text_search``.
+
+The clean text folded for search (case, accents, œ/æ, the long s), and after each
+word what a reader may type for it: the modern spelling of a period form ('avoit' →
+also 'avait', 'tems' → 'temps') and the correction suggested for a word the engine
+left as printed ('Lande' → also 'bande'). So a search for 'bande', 'regle' or
+'avait' finds the passages that print 'Lande', 'règle' or 'avoit'.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import regex
+
+from .lexicon import Lexicon
+
+_WORD = regex.compile(r"[\p{L}\p{N}]+")
+_FOLD_EXTRA = str.maketrans({"œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae", "ſ": "s", "’": "'"})
+
+
+def fold(text: str) -> str:
+    text = text.translate(_FOLD_EXTRA)
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def search_text(clean: str, suggestions: dict[int, str], lexicon: Lexicon) -> str:
+    """``suggestions`` maps a word's start offset in ``clean`` to what it may be."""
+    out: list[str] = []
+    for m in _WORD.finditer(clean):
+        word = m.group()
+        folded = fold(word)
+        out.append(folded)
+        extra: list[str] = []
+        if lexicon.is_period_form(word.lower()):
+            extra += [fold(v) for v in lexicon.period_modern(word.lower()) if lexicon.zipf(v) >= 3.0]
+        if m.start() in suggestions:
+            extra.append(fold(suggestions[m.start()]))
+        out.extend(e for e in dict.fromkeys(extra) if e != folded)
+    return " ".join(out)

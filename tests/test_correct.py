@@ -1,0 +1,127 @@
+"""The correction engine, on sentences written for the tests: each confusion class,
+and the traps it must not fall into (period spelling, real words, numbers)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pipeline.build import process_chapter
+from pipeline.clean import fix_and_explain
+from pipeline.correct import BookContext
+
+MADE_UP = Path(__file__).parent / "fixtures" / "made_up"
+
+
+def fixed(res, text):
+    return fix_and_explain(text, res)[0]
+
+
+@pytest.mark.parametrize("printed,expected", [
+    # b read as L, h as li, fl as (l, m as rn, n as ii, e as c, t as l, y as j, i as r …
+    ("Le nomLre des joueurs est de quatre.", "Le nombre des joueurs est de quatre."),
+    ("Il y a une cliaise près de la table.", "Il y a une chaise près de la table."),
+    ("On pose la dame sur la (lèche du coin.", "On pose la dame sur la flèche du coin."),
+    ("Le joueur rentre à la rnaison.", "Le joueur rentre à la maison."),
+    ("Celui qui doiine mal perd la partie.", "Celui qui donne mal perd la partie."),
+    ("Chacun regarde ses cartes en silcnce.", "Chacun regarde ses cartes en silence."),
+    ("Le joueur qui perdanl la partie paye.", "Le joueur qui perdant la partie paye."),
+    ("Le joueur qui a la main doit pajer un jeton.", "Le joueur qui a la main doit payer un jeton."),
+    ("Il faut voir lc jeu de son voisin, cl le sien.", "Il faut voir le jeu de son voisin, et le sien."),
+])
+def test_confusions_put_right(res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
+@pytest.mark.parametrize("sentence", [
+    "Il habitait dans la Lande, près de Bordeaux, où l'on joue peu.",  # a real word, a real place
+    "Ils font leur partie le soir, et ils avoient joué dans le tems.",  # 'font' the verb; period spelling
+    "On sçavoit alors connoître les loix du jeu; les savans & les joueurs.",
+    "Les dés sont jetés; là il faut jouer, dès que la main est faite.",  # accents are not errors
+    "Il faut 3 points, ou 12 cartes, page 407.",  # numbers stay numbers
+    "Le codille et le robre, le quinola et la bête.",  # the game's own words
+])
+def test_correct_words_left_alone(res, sentence):
+    assert fix_and_explain(sentence, res) == (sentence, [])
+
+
+def test_long_s_read_by_lexicon_and_context(res):
+    seg = process_chapter(MADE_UP / "long_s_tables.txt", res)
+    text = " ".join(p.text.text for p in seg.passages)
+    assert "de la garder; car les dames qui sont sur la case sont à couvert" in text
+    assert "Des cases & des dames. Quand vous avez fait une case, il est" in text
+    assert "les joueurs font leur jeu comme il leur plaît, & ils font faire les cases" in text
+    assert "servent à marquer les points; on met un jeton sur la flèche du coin." in text
+
+
+def test_long_s_left_alone_outside_long_s_printings(res):
+    # one 'fur' in a chapter printed without the long s is not enough to read it as 'sur'
+    assert fixed(res, "Il met sa fourrure de fur et de cuir.") == "Il met sa fourrure de fur et de cuir."
+
+
+def test_real_word_error_needs_the_book_or_the_topic(res):
+    assert fixed(res, "On marque les points contre la Lande du milieu.") == "On marque les points contre la Lande du milieu."
+    chapter = ("Le trictrac se joue avec deux dés, un cornet et quinze dames sur les flèches du tablier. "
+               "On marque les points contre la Lande du milieu; la pile du talon et le coin sont à part.")
+    assert "contre la bande du milieu" in fixed(res, chapter)
+
+
+def test_numbers_read_in_a_list_of_numbers(res):
+    assert fixed(res, "Le point se fait par lo et g, par 10, 9 et 8, ou par 10, 9, 8 et 7.") == (
+        "Le point se fait par 10 et 9, par 10, 9 et 8, ou par 10, 9, 8 et 7.")
+
+
+@pytest.mark.parametrize("printed,expected", [
+    ("Qu il joue ou non, il n a rien à dire.", "Qu'il joue ou non, il n'a rien à dire."),
+    ("On ne peut plus s en dédire.", "On ne peut plus s'en dédire."),
+    ("Ilfaut que chaque joueur paye.", "Il faut que chaque joueur paye."),
+    ("S ouvent on joue en trois parties.", "Souvent on joue en trois parties."),
+    ("Il se place visà-vis de son associé.", "Il se place vis-à-vis de son associé."),
+    ("Dans ce cas, D est en droit de jouer.", "Dans ce cas, D est en droit de jouer."),  # a player, not d'
+])
+def test_elisions_and_word_boundaries(res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
+def test_every_edit_explained(res):
+    text, edits = fix_and_explain("Le joueur doit pajer un jeton , cl le nomLre est fixe.", res)
+    assert text == "Le joueur doit payer un jeton, et le nombre est fixe."
+    assert [(e.before, e.after, e.rule) for e in edits] == [
+        ("pajer", "payer", "correct.non-word"),
+        (" ", "", "clean.spacing"),
+        ("cl", "et", "correct.real-word"),
+        ("nomLre", "nombre", "correct.non-word"),
+    ]
+    assert all(0 < e.confidence <= 1 for e in edits)
+
+
+def test_uncertain_correction_is_a_suggestion_not_an_edit(res):
+    d = res.corrector.decide("Lande", BookContext(Counter()), False)
+    assert (d.word, d.applied) == ("bande", False)
+
+
+def test_eval_on_the_gold_chapters_meets_the_targets(built_db):
+    import sqlite3
+
+    from pipeline.evaluate import evaluate_db
+
+    scores = evaluate_db(sqlite3.connect(built_db), Path(__file__).parent / "fixtures" / "gold")
+    assert [s.chapter for s in scores] == ["002_88808cca03487927.txt", "004_1b7568f237a1e7a3.txt"]
+    total = scores[0] + scores[1]
+    assert total.reduction >= 0.60  # CER reduced by at least 60% from raw
+    assert total.broken_rate <= 0.003  # at most 0.3% of the words right in raw broken
+    assert total.fixed_rate > 0.16  # more than the peers fix
+
+
+def test_search_for_a_word_finds_its_damaged_and_period_forms(db):
+    def found(word):
+        return {r[0] for r in db.execute(
+            "SELECT p.citation FROM passages p JOIN passages_fts f ON f.rowid = p.rowid "
+            "WHERE passages_fts MATCH ?", (word,))}
+
+    lande = {r[0] for r in db.execute("SELECT citation FROM passages WHERE text_raw LIKE '%contre la Lande%'")}
+    assert lande and lande <= found("bande")
+    assert "unknown:001-75e3c30c86ec1490.s10.3" in found("avait")  # printed 'avoit'
+    assert found("regle") == found("règle")  # accents ignored
