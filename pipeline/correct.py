@@ -315,6 +315,7 @@ class Corrector:
         self.book_words = tuple(book_words)
         self._index: CandidateIndex | None = None
         self._memo: dict = {}
+        self._priors: dict = {}
 
     @property
     def index(self) -> CandidateIndex:
@@ -328,8 +329,12 @@ class Corrector:
         return self._index
 
     def _max_bonus(self, ctx: BookContext) -> float:
-        top = ctx.counts.most_common(1)
-        return self.settings.book_weight * math.log2(1 + (top[0][1] if top else 0))
+        key = ("max_bonus", id(ctx.counts))
+        hit = self._priors.get(key)
+        if hit is None:
+            top = max(ctx.counts.values(), default=0)
+            hit = self._priors[key] = self.settings.book_weight * math.log2(1 + top)
+        return hit
 
     def prior(self, word: str, ctx: BookContext, capped: bool = False) -> float:
         """How likely the word is here: its frequency in French plus what the book
