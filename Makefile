@@ -26,8 +26,14 @@ serve: $(DB)
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
 
-bench: $(VENV)/.installed
+# the peer spellcheckers of bench/peers.py, on top of the test install
+$(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $@
+
+bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/peers.py
 
 clean:
 	rm -rf build $(VENV) .pytest_cache
