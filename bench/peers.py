@@ -78,6 +78,7 @@ from pipeline.evaluate import Score, score  # noqa: E402
 from pipeline.ingest import ingest  # noqa: E402
 from pipeline.layout import layout  # noqa: E402
 from pipeline.resources import Resources  # noqa: E402
+from run import _git  # noqa: E402  (bench/run.py, beside this script)
 
 TARGET_RATIO = 3.0  # ours ≥ 3× pyspellchecker's characters per second
 WORD = regex.compile(r"\p{L}+")
@@ -243,16 +244,6 @@ def median_runs(fn: Callable[[], tuple[float, float]], runs: int, first: tuple[f
 
 
 # --------------------------------------------------------------------------- report
-
-
-def _git() -> dict:
-    def g(*a):
-        try:
-            return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-    return {"commit": g("rev-parse", "--short", "HEAD"),
-            "pipeline_dirty": bool(g("status", "--porcelain", "--", "pipeline", "schema", "pyproject.toml"))}
 
 
 def _version(pkg: str) -> str:

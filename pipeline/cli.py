@@ -15,6 +15,18 @@ from pathlib import Path
 import click
 
 DEFAULT_DB = "build/academie.db"
+
+
+def _read_db(db: Path, query, *args):
+    """Run a query function of pipeline.lookup on the database; a reference that names
+    nothing is one error line and exit code 1."""
+    from .lookup import LookupError_, connect
+
+    try:
+        return query(connect(db), *args)
+    except LookupError_ as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
 DEFAULT_CORPUS = "corpus"
 
 
@@ -93,13 +105,9 @@ def serve(db: Path, port: int, metadata: Path | None):
 @click.option("--json", "as_json", is_flag=True, help="Print the passage as JSON")
 def cite(reference: str, db: Path, as_json: bool):
     """Print the passage a REFERENCE names: 'Whist, art. 13', 'whist 13', 'aduj:whist.13'."""
-    from .lookup import LookupError_, connect, cite as find
+    from .lookup import cite as find
 
-    try:
-        row = find(connect(db), reference)
-    except LookupError_ as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+    row = _read_db(db, find, reference)
     if as_json:
         keys = ["citation", "edition_id", "edition_title", "source_file", "chapter_number", "game", "kind",
                 "number", "number_raw", "page", "text_clean", "text_raw"]
@@ -120,13 +128,9 @@ def cite(reference: str, db: Path, as_json: bool):
 @click.option("--json", "as_json", is_flag=True, help="Print the outline as JSON")
 def outline(db: Path, as_json: bool):
     """Chapters → games → sections and articles, with their pages."""
-    from .lookup import LookupError_, connect, outline as make_outline
+    from .lookup import outline as make_outline
 
-    try:
-        data = make_outline(connect(db))
-    except LookupError_ as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+    data = _read_db(db, make_outline)
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
@@ -203,13 +207,9 @@ def clean_command(file: Path, explain: bool, corpus: Path):
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 def explain(citation: str, db: Path):
     """Show a passage's raw text, its clean text, and the corrections between them."""
-    from .lookup import LookupError_, connect, explain as find
+    from .lookup import explain as find
 
-    try:
-        data = find(connect(db), citation)
-    except LookupError_ as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+    data = _read_db(db, find, citation)
     p = data["passage"]
     click.echo(f"{p['citation']}  ({p['kind']}, page {p['page'] if p['page'] is not None else '?'}, "
                f"{p['source_file']} raw[{p['raw_start']}:{p['raw_end']}])")
@@ -234,13 +234,8 @@ def explain(citation: str, db: Path):
 def evaluate(gold_dir: Path, db: Path, broken: bool):
     """Compare the built chapters with the hand-corrected gold files of GOLD_DIR."""
     from .evaluate import evaluate_db
-    from .lookup import LookupError_, connect
 
-    try:
-        scores = evaluate_db(connect(db), gold_dir)
-    except LookupError_ as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+    scores = _read_db(db, evaluate_db, gold_dir)
     if not scores:
         click.echo(f"error: {gold_dir}: no gold file names a chapter of {db}", err=True)
         sys.exit(1)

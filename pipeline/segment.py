@@ -123,15 +123,7 @@ def _split_block(text: MappedText, page_seq: int, in_glossary: bool, res: Resour
         title_end = _numbered_title_end(after, res)
         if title_end is not None:
             cut = len(t) - len(after) + title_end
-            section, rest = text.split(cut)
-            d = _Draft("section", section.strip(), page_seq, roman_value=roman.value, number_raw=roman.token)
-            d.glossary = _is_glossary_title(section.text, res)
-            d.mentions = res.catalogue.mentioned_game(section.text, res.vocabulary.game_mention_markers)
-            out = [d]
-            rest = rest.strip()
-            if rest.text:
-                out += _split_block(rest, page_seq, d.glossary, res)
-            return out
+            return _section_and_rest(text, cut, page_seq, res, roman_value=roman.value, number_raw=roman.token)
     if roman or word or number:
         d = _Draft("article", text, page_seq)
         if number:
@@ -146,21 +138,26 @@ def _split_block(text: MappedText, page_seq: int, in_glossary: bool, res: Resour
 
     title_end = _section_title_end(t, res)
     if title_end is not None:
-        section, rest = text.split(title_end)
-        d = _Draft("section", section.strip(), page_seq)
-        d.glossary = _is_glossary_title(section.text, res)
-        d.mentions = res.catalogue.mentioned_game(section.text, res.vocabulary.game_mention_markers)
-        out = [d]
-        rest = rest.strip()
-        if rest.text:
-            out += _split_block(rest, page_seq, d.glossary, res)
-        return out
+        return _section_and_rest(text, title_end, page_seq, res)
 
     if in_glossary:
         glosses = _split_glosses(text, page_seq, res)
         if glosses:
             return glosses
     return [_Draft("paragraph", text, page_seq)]
+
+
+def _section_and_rest(text: MappedText, cut: int, page_seq: int, res: Resources, **number) -> list[_Draft]:
+    """A section title ending at ``cut``, and the drafts of the text it runs into."""
+    section, rest = text.split(cut)
+    d = _Draft("section", section.strip(), page_seq, **number)
+    d.glossary = _is_glossary_title(section.text, res)
+    d.mentions = res.catalogue.mentioned_game(section.text, res.vocabulary.game_mention_markers)
+    out = [d]
+    rest = rest.strip()
+    if rest.text:
+        out += _split_block(rest, page_seq, d.glossary, res)
+    return out
 
 
 def _join_article_headings(drafts: list[_Draft], res: Resources) -> list[_Draft]:
