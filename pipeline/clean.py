@@ -133,7 +133,8 @@ def _digits_in_numbers(text: str, ctx: CleanContext) -> Iterable[Edit]:
         yield Edit(m.start(), m.end(), fixed, "clean.digits_in_number", 0.9)
 
 
-_TOKEN = regex.compile(r"\p{L}[\p{L}&^|!]*\p{L}|\p{L}")
+# a word, with the debris and the digits the OCR may have put inside it ('de5' for 'des')
+_TOKEN = regex.compile(r"\p{L}[\p{L}&^|!0158]*[\p{L}0158]|\p{L}")
 _SENTENCE_END = ".!?"
 
 

@@ -191,15 +191,14 @@ def clean_command(file: Path, explain: bool, corpus: Path):
         click.echo(block.text.text)
     if not explain:
         return
-    out = click.get_text_stream("stderr")
     for block in lay.blocks:
         for c in block.text.corrections():
             line, col = line_col(raw, c.start)
-            out.write(f"{file.name}:{line}:{col}: {c.before!r} → {c.after!r}  {c.rule} ({c.confidence:.2f})\n")
+            click.echo(f"{file.name}:{line}:{col}: {c.before!r} → {c.after!r}  {c.rule} ({c.confidence:.2f})", err=True)
         for sg in block.suggestions:
             line, col = line_col(raw, sg.start)
-            out.write(f"{file.name}:{line}:{col}: {sg.before!r} ? {sg.suggestion!r}  suggested by {sg.rule} "
-                      f"({sg.confidence:.2f}, below the threshold)\n")
+            click.echo(f"{file.name}:{line}:{col}: {sg.before!r} ? {sg.suggestion!r}  suggested by {sg.rule} "
+                       f"({sg.confidence:.2f}, below the threshold)", err=True)
 
 
 @cli.command()

@@ -67,7 +67,8 @@ class Lexicon:
     def _best_zipf(self, word: str) -> float:
         w = word.lower().replace("’", "'")
         if w in self._period_words or w in self.compounds:
-            return 3.0
+            # as likely as its modern spelling, a little less ('sçavoir': 'savoir')
+            return max([3.0] + [self.zipf(v) - 0.5 for v in self.period_modern(w)])
         best = self.zipf(w)
         if best >= 3.0:
             return best
@@ -132,7 +133,7 @@ class Lexicon:
                 yield w, z
         for w in self._period_words:
             if _PLAIN_WORD.match(w):
-                yield w, 3.0
+                yield w, self.best_zipf(w)
 
     def hyphen_is_real(self, left: str, right: str) -> bool:
         """Whether the hyphen of 'left-right' is the word's own ('très-facilement')."""

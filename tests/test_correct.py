@@ -125,3 +125,45 @@ def test_search_for_a_word_finds_its_damaged_and_period_forms(db):
     assert lande and lande <= found("bande")
     assert "unknown:001-75e3c30c86ec1490.s10.3" in found("avait")  # printed 'avoit'
     assert found("regle") == found("règle")  # accents ignored
+
+
+def test_digits_read_inside_words_and_long_s_period_words(res):
+    assert fixed(res, "Il a pris de5 cartes et le ro1 de pique.") == "Il a pris des cartes et le roi de pique."
+    long_s = "Il eft certain que fi le joueur veut fçavoir le jeu, il fe trouve fur la table & doit paffer fon tour."
+    assert fixed(res, long_s) == (
+        "Il est certain que si le joueur veut sçavoir le jeu, il se trouve sur la table & doit passer son tour.")
+
+
+def run_cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=Path(__file__).parent.parent)
+
+
+def test_clean_command_explains_each_edit(tmp_path):
+    page = tmp_path / "page.txt"
+    page.write_text("Le joueur qui a la main doit pajer un jeton,\ncl celui qui renonce paye le douLle.\n", encoding="utf-8")
+    proc = run_cli("clean", page, "--explain")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Le joueur qui a la main doit payer un jeton, et celui qui renonce paye le double.\n"
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith("page.txt:1:30: 'pajer' → 'payer'  correct.non-word (")
+    assert lines[2].startswith("page.txt:2:1: 'cl' → 'et'  correct.real-word (")
+    assert lines[3].startswith("page.txt:2:30: 'douLle' → 'double'  correct.non-word (")
+
+
+def test_explain_and_eval_commands(built_db):
+    proc = run_cli("explain", "aduj:whist.13", "--db", built_db)
+    assert proc.returncode == 0, proc.stderr
+    assert "i3. Personne ne doit prendre les caries" in proc.stdout
+    assert "'caries' → 'cartes'  correct.real-word" in proc.stdout
+    assert "'i3.' → '13.'  segment.article_number" in proc.stdout
+    proc = run_cli("eval", Path(__file__).parent / "fixtures" / "gold", "--db", built_db)
+    assert proc.returncode == 0, proc.stderr
+    total = proc.stdout.splitlines()[-1].split()
+    assert total[0] == "total" and total[1] == "9844"  # characters of the gold text
+    assert float(total[4].rstrip("%")) >= 60.0  # CER reduction
+    assert proc.stdout.count("\n") == 5
+    assert run_cli("explain", "aduj:whist.99", "--db", built_db).stderr.startswith("error: no passage cited 'aduj:whist.99'")
