@@ -75,7 +75,8 @@ print(json.dumps({"wall": wall, "rc": p.returncode, "maxrss": rss, "stdout": p.s
 # The start-up of `academie build`: the interpreter, the console script's import of
 # the CLI, the imports `build` makes (rich, the whole pipeline with regex and
 # sqlite_utils) and the shared resources (games catalogue, lexicon with wordfreq,
-# digit model, vocabulary), i.e. all it does before reading the first chapter.
+# digit model, vocabulary, the correction engine's candidate index and the book's
+# word counts), i.e. all it does before reading the first chapter.
 # What is left in a build is proportional to the corpus, except publish's fixed cost
 # (schema, empty FTS index, VACUUM: a few ms, measured separately) and process exit.
 STARTUP = r"""
@@ -85,7 +86,7 @@ import rich.console, rich.progress
 from pipeline.build import build, chapter_files
 from pipeline.resources import Resources
 r = Resources(sys.argv[1])
-r.catalogue; r.lexicon; r.digits; r.vocabulary
+r.catalogue; r.lexicon; r.digits; r.vocabulary; r.corrector.index; r.book_counts(None, "")
 """
 
 
@@ -188,7 +189,8 @@ _ORIG_PUBLISH = pb.publish
 
 def _warm_resources(games: Path) -> Resources:
     res = Resources(games)
-    res.catalogue, res.lexicon, res.digits, res.vocabulary  # noqa: B018
+    res.catalogue, res.lexicon, res.digits, res.vocabulary, res.corrector.index  # noqa: B018
+    res.book_counts(None, "")
     return res
 
 
@@ -426,7 +428,7 @@ def main() -> int:
     results["scaling_in_process"] = {"value": inproc_ratio, "formula": f"build() {K}x / build() 1x, in-process, warm"}
     results["publish_fixed_cost_s"] = publish_fixed
     results["startup"] = {"what": "python -c: import pipeline.cli, rich, pipeline.build; load the Resources "
-                                  "(catalogue, lexicon, digits, vocabulary)", **startup}
+                                  "(catalogue, lexicon, digits, vocabulary, candidate index, book counts)", **startup}
     results["cli_help"] = help_
     results["build_subprocess"] = builds
     results["scaling"] = {"value": scaling, "target_max": TARGET_SCALING, "ratio_to_target": scaling / TARGET_SCALING,

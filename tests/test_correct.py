@@ -29,6 +29,7 @@ def fixed(res, text):
     ("Chacun regarde ses cartes en silcnce.", "Chacun regarde ses cartes en silence."),
     ("Le joueur qui perdanl la partie paye.", "Le joueur qui perdant la partie paye."),
     ("Le joueur qui a la main doit pajer un jeton.", "Le joueur qui a la main doit payer un jeton."),
+    ("Il fant jouer avant la fin du coup; on ne pent pas revenir.", "Il faut jouer avant la fin du coup; on ne peut pas revenir."),
     ("Il faut voir lc jeu de son voisin, cl le sien.", "Il faut voir le jeu de son voisin, et le sien."),
 ])
 def test_confusions_put_right(res, printed, expected):
