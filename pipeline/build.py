@@ -24,6 +24,7 @@ from .publish import BuiltChapter, publish
 from .records import BuildReport, ChapterInfo, Diagnostic, Game, InputError, Segmented
 from .resources import Resources
 from .segment import segment
+from .stubs import write_package
 
 Progress = Callable[[str], None]
 
@@ -140,7 +141,10 @@ def build(
             if p.head_game and p.head_game not in games:
                 games[p.head_game] = res.catalogue.game(p.head_game)
     built = [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, citations)]
-    publish(db_path, list(manifest.editions.values()), built, sorted(games.values(), key=lambda g: g.slug), report.diagnostics)
+    stubs = link(built)
+    publish(db_path, list(manifest.editions.values()), built, sorted(games.values(), key=lambda g: g.slug),
+            report.diagnostics, stubs)
+    write_package([s for s, _ in stubs.values()], Path(db_path).parent)
 
     report.chapters = len(built)
     report.games = len({p.game for c in built for p in c.seg.passages if p.game})
@@ -153,4 +157,23 @@ def build(
                     report.joins += 1
                 else:
                     report.corrections += 1
+    report.rules = len(stubs)
     return report
+
+
+def link(built: list[BuiltChapter]) -> dict[str, tuple]:
+    """Stage 6: every article's structure and stub, citation → (Stub, RuleRecord).
+    The only stage that loads spaCy, once per build."""
+    from . import encoded  # noqa: F401  (registers the hand encodings)
+    from .model import ENCODED
+    from .rules import Extractor
+    from .stubs import make_stub
+
+    articles = [(p, cite) for c in built for p, cite in zip(c.seg.passages, c.citations) if p.kind == "article"]
+    if not articles:
+        return {}
+    records = Extractor().extract_many([p for p, _ in articles])
+    return {
+        cite: (make_stub(cite, p.page, p.text.text, rec, cite in ENCODED), rec)
+        for (p, cite), rec in zip(articles, records)
+    }

@@ -226,6 +226,75 @@ def explain(citation: str, db: Path):
             click.echo(f"  raw {sg['start']:>6}  {sg['before']!r} ? {sg['suggestion']!r}  {sg['rule']} ({sg['confidence']:.2f})")
 
 
+@cli.command()
+@click.argument("citation")
+@click.option("--players", default="A,B,C,D", show_default=True, help="The seated players, comma-separated")
+@click.option("--actor", default=None, help="Who did what the article's condition describes (default: the first player)")
+@click.option("--dealer", default=None, help="Who deals (default: the actor)")
+@click.option("--event", "event", default="", help="What happened, where the rule needs it (e.g. '3,3,2' for a deal)")
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+def rule(citation: str, players: str, actor: str | None, dealer: str | None, event: str, db: Path):
+    """Run the rule stub of an article and print its effects."""
+    from .lookup import rule_row
+    from .model import Event, Table
+    from .stubs import load_stub
+
+    row = _read_db(db, rule_row, citation)
+    names = [n.strip() for n in players.split(",") if n.strip()]
+    actor = actor or names[0]
+    try:
+        table = Table.seated(names, dealer=dealer or actor)
+        effects = load_stub(row["stub_source"])(table, Event(actor, event))
+    except NotImplementedError as exc:
+        click.echo(f"{row['citation']} ({row['status']}): {exc}", err=True)
+        sys.exit(3)
+    except ValueError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"{row['citation']}  ({row['status']}; {row['modality']}, binds {row['bearer'] or 'no one in particular'})")
+    click.echo(row["text_clean"])
+    click.echo()
+    if not effects:
+        click.echo("no effect")
+    for e in effects:
+        click.echo(str(e))
+
+
+@cli.command()
+@click.option("--status", "show_status", is_flag=True, help="Articles, generated, stub, encoded and tested rules per game")
+@click.option("--eval", "gold", default=None, is_flag=False, flag_value="tests/fixtures/rules_gold.yaml",
+              type=click.Path(path_type=Path), help="Score the extracted rules against a hand-labelled file")
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+def rules(show_status: bool, gold: Path | None, db: Path):
+    """The rules of the articles: their status per game, or their score against hand labels."""
+    from .lookup import rules_status, rules_found
+
+    if gold is None or show_status:
+        header = f"{'edition':<9}{'game':<22}{'articles':>9}{'generated':>10}{'stub':>6}{'encoded':>9}{'tested':>8}"
+        click.echo(header)
+        rows = _read_db(db, rules_status)
+        for r in rows:
+            click.echo(f"{r['edition']:<9}{r['game']:<22}{r['articles']:>9}{r['generated']:>10}{r['stub']:>6}"
+                       f"{r['encoded']:>9}{r['tested']:>8}")
+        click.echo("-" * len(header))
+        click.echo(f"{'total':<31}" + "".join(f"{sum(r[k] for r in rows):>{w}}" for k, w in
+                   (("articles", 9), ("generated", 10), ("stub", 6), ("encoded", 9), ("tested", 8))))
+    if gold is not None:
+        import yaml
+
+        from .rules import score_rules
+
+        labels = yaml.safe_load(gold.read_text(encoding="utf-8"))
+        score = score_rules(_read_db(db, rules_found), labels)
+        click.echo(f"{gold}: {score.articles} articles labelled by hand")
+        click.echo(f"modality accuracy      {score.modality_accuracy:6.1%}  ({score.modality_right}/{score.articles})")
+        click.echo(f"bearer accuracy        {score.bearer_accuracy:6.1%}  ({score.bearer_right}/{score.articles})")
+        click.echo(f"consequences exact     {score.consequences_accuracy:6.1%}  "
+                   f"({score.consequences_exact}/{score.payment_articles} payment and penalty articles)")
+        for citation, part, expected, found in score.wrong:
+            click.echo(f"  {citation:<18} {part:<13} expected {expected!r}, found {found!r}")
+
+
 @cli.command(name="eval")
 @click.argument("gold_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))

@@ -153,3 +153,64 @@ def explain(conn: sqlite3.Connection, citation: str) -> dict:
         'SELECT start, "end", before, suggestion, rule, confidence FROM suggestions WHERE passage_id = ? ORDER BY start',
         (row["id"],))]
     return {"passage": dict(row), "corrections": corrections, "suggestions": suggestions}
+
+
+def rule_row(conn: sqlite3.Connection, citation: str) -> sqlite3.Row:
+    """An article's rule, with its stub: by citation or by reference ('whist 13')."""
+    try:
+        passage = cite(conn, citation)
+    except LookupError_:
+        raise
+    row = conn.execute(
+        "SELECT r.*, p.text_clean FROM rules r JOIN passages p ON p.id = r.passage_id WHERE r.passage_id = ?",
+        (passage["id"],),
+    ).fetchone()
+    if row is None:
+        raise LookupError_(f"{passage['citation']} is a {passage['kind']}, not an article: it has no rule")
+    return row
+
+
+def rules_status(conn: sqlite3.Connection) -> list[dict]:
+    """Per edition and game: articles, and how many rules are generated, stubs,
+    encoded by hand, and tested by scenario cases."""
+    tested = _tested_citations()
+    out = []
+    for r in conn.execute(
+        "SELECT c.edition_id AS edition, coalesce(p.game, '(' || c.citation_key || ')') AS game, "
+        "group_concat(r.citation || '|' || r.status) AS items FROM rules r "
+        "JOIN passages p ON p.id = r.passage_id JOIN chapters c ON c.id = p.chapter_id "
+        "GROUP BY c.edition_id, game ORDER BY c.edition_id, game"
+    ):
+        items = [i.rsplit("|", 1) for i in r["items"].split(",")]
+        statuses = [s for _, s in items]
+        out.append({
+            "edition": r["edition"], "game": r["game"], "articles": len(items),
+            "generated": statuses.count("generated"), "stub": statuses.count("stub"),
+            "encoded": statuses.count("encoded"), "tested": sum(1 for c, _ in items if c in tested),
+        })
+    return out
+
+
+def _tested_citations() -> set[str]:
+    """Citations that have scenario cases (pipeline/encoded/cases/*.yaml)."""
+    from importlib import resources
+
+    import yaml
+
+    out = set()
+    for f in resources.files("pipeline.encoded").joinpath("cases").iterdir():
+        if f.name.endswith(".yaml"):
+            out |= {case["citation"] for case in yaml.safe_load(f.read_text(encoding="utf-8")) or []}
+    return out
+
+
+def rules_found(conn: sqlite3.Connection) -> dict[str, dict]:
+    """The extracted rules as ``score_rules`` reads them."""
+    import json
+
+    return {
+        r["citation"]: {"modality": r["modality"], "bearer": r["bearer"],
+                        "consequences": [{k: v for k, v in c.items() if k not in ("start", "end")}
+                                         for c in json.loads(r["consequences"])]}
+        for r in conn.execute("SELECT citation, modality, bearer, consequences FROM rules")
+    }

@@ -8,6 +8,7 @@ failed or killed build leaves the previous database as it was.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -44,6 +45,7 @@ def publish(
     chapters: list[BuiltChapter],
     games: list[Game],
     diagnostics: list[Diagnostic],
+    stubs: dict | None = None,
 ) -> None:
     db_path = Path(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,13 +54,58 @@ def publish(
     if tmp.exists():
         tmp.unlink()
     try:
-        _write(tmp, editions, chapters, games, diagnostics)
+        _write(tmp, editions, chapters, games, diagnostics, stubs or {})
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())  # on disk before it takes the database's name
         os.replace(tmp, db_path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _write_rules(db: sqlite_utils.Database, stubs: dict) -> None:
+    ids = dict(db.execute("SELECT citation, id FROM passages").fetchall())
+    db["rules"].insert_all(
+        {
+            "passage_id": ids[cite],
+            "citation": cite,
+            "modality": rec.modality,
+            "bearer": rec.bearer,
+            "condition": rec.condition,
+            "consequences": json.dumps([{**c.spec(), "start": c.start, "end": c.end} for c in rec.consequences],
+                                       ensure_ascii=False),
+            "spans": json.dumps(rec.spans),
+            "confidence": rec.confidence,
+            "missing": "; ".join(rec.missing) or None,
+            "stub_module": stub.module,
+            "stub_function": stub.function,
+            "stub_source": stub.source,
+            "status": stub.status,
+        }
+        for cite, (stub, rec) in stubs.items()
+    )
+
+
+def _write_checks(db: sqlite_utils.Database) -> None:
+    """The treatise's numbers checked by code, each linked to the passage it checks."""
+    from .checks import all_checks
+
+    rows = []
+    for c in all_checks():
+        found = db.execute(
+            "SELECT citation FROM passages WHERE game = ? AND instr(text_clean, ?) > 0 ORDER BY id LIMIT 1",
+            (c.game, c.anchor),
+        ).fetchone()
+        rows.append({
+            "game": c.game if db.execute("SELECT 1 FROM games WHERE slug = ?", (c.game,)).fetchone() else None,
+            "citation": found[0] if found else None,
+            "claim": c.claim,
+            "text_says": json.dumps(c.text_says, ensure_ascii=False),
+            "code_says": json.dumps(c.code_says, ensure_ascii=False),
+            "agrees": int(c.agrees),
+            "note": c.note or None,
+        })
+    db["checks"].insert_all(rows)
 
 
 def _remove_stale_temporaries(db_path: Path) -> None:
@@ -79,7 +126,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics) -> None:
+def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics, stubs: dict) -> None:
     conn = sqlite3.connect(path)
     # the file is private until renamed, and discarded if anything fails: no journal,
     # no syncing while it is written
@@ -194,6 +241,8 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
     db["build_log"].insert_all(
         {"source_file": d.file, "level": d.level, "message": d.message} for d in diagnostics
     )
+    _write_rules(db, stubs)
+    _write_checks(db)
     db["passages"].enable_fts(["text_clean", "text_search"], tokenize=FTS_TOKENIZER)
     conn.commit()
     conn.execute("VACUUM")

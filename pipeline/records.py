@@ -173,6 +173,7 @@ class BuildReport:
     passages: int = 0
     corrections: int = 0  # edits of the text (clean, segment rules)
     joins: int = 0  # edits of the layout (page breaks, reflowed lines, mended words)
+    rules: int = 0  # articles linked to a rule stub
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property

@@ -106,3 +106,30 @@ CREATE TABLE build_log (
     level TEXT NOT NULL,                -- error, warning, info
     message TEXT NOT NULL
 );
+
+CREATE TABLE rules (
+    passage_id INTEGER PRIMARY KEY REFERENCES passages(id),
+    citation TEXT NOT NULL UNIQUE REFERENCES passages(citation),
+    modality TEXT NOT NULL CHECK (modality IN ('obligation', 'prohibition', 'permission', 'penalty', 'scoring', 'definition', 'procedure')),
+    bearer TEXT,                        -- the role the rule binds: dealer, player, partner, adversaries …
+    condition TEXT,                     -- the clause that triggers it
+    consequences TEXT NOT NULL,         -- JSON list of effects: kind, amount, unit, to, start, end
+    spans TEXT NOT NULL,                -- JSON: part → [start, end] in passages.text_clean
+    confidence REAL NOT NULL,
+    missing TEXT,                       -- what keeps the stub from a real body
+    stub_module TEXT NOT NULL,          -- academie_rules.aduj.whist
+    stub_function TEXT NOT NULL,        -- art_13
+    stub_source TEXT NOT NULL,          -- the function's Python source
+    status TEXT NOT NULL CHECK (status IN ('generated', 'stub', 'encoded'))
+);
+
+CREATE TABLE checks (
+    id INTEGER PRIMARY KEY,
+    game TEXT REFERENCES games(slug),
+    citation TEXT REFERENCES passages(citation),  -- the passage whose figure is checked
+    claim TEXT NOT NULL,
+    text_says TEXT NOT NULL,            -- JSON: the figure the text gives
+    code_says TEXT NOT NULL,            -- JSON: the figure the code computes
+    agrees INTEGER NOT NULL,            -- 1 if they agree, 0 if not
+    note TEXT
+);

@@ -1,0 +1,393 @@
+"""Stage 6, link: each article → its structure (modality, bearer, condition,
+consequences), ready to become an executable rule stub.
+
+spaCy's French model tokenises the clean text (and is loaded once per build, here
+only); its Matcher finds the patterns of ``pipeline/data/rules.toml``: the turns of
+phrase that say a rule binds, forbids, allows, punishes or scores, the roles it
+binds, the clauses that trigger it, and the effects it has with their amounts, units
+and recipients. Every part keeps its character offsets in ``text_clean`` so that a
+reader can see where it was found.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+
+from .records import Passage
+
+MODEL = "fr_core_news_sm"
+
+
+@dataclass(frozen=True)
+class Consequence:
+    kind: str  # pay, score, lose, forfeit, redeal, exclude
+    amount: int | str | None = None
+    unit: str | None = None
+    to: str | None = None
+    start: int = 0  # offsets in text_clean
+    end: int = 0
+
+    def spec(self) -> dict:
+        return {k: v for k, v in (("kind", self.kind), ("amount", self.amount), ("unit", self.unit), ("to", self.to))
+                if v is not None}
+
+
+@dataclass(frozen=True)
+class RuleRecord:
+    passage_seq: int
+    modality: str
+    bearer: str | None
+    condition: str | None
+    consequences: tuple[Consequence, ...]
+    confidence: float
+    spans: dict = field(default_factory=dict)  # part → [start, end] in text_clean
+    missing: tuple[str, ...] = ()  # what keeps the stub from having a real body
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+
+def _compile(pattern: list) -> list[dict]:
+    """Compact patterns of rules.toml → spaCy Matcher patterns."""
+    out = []
+    for tok in pattern:
+        if tok == "*":
+            out.append({})
+        elif tok == "*?":
+            out.append({"OP": "?"})
+        elif isinstance(tok, list):
+            out.append({"LOWER": {"IN": tok}})
+        else:
+            out.append({"LOWER": tok})
+    return out
+
+
+class Extractor:
+    """Loads spaCy once and reads rules from texts."""
+
+    def __init__(self, nlp=None):
+        self._nlp = nlp
+        self.data = tomllib.loads(resources.files("pipeline").joinpath("data/rules.toml").read_text(encoding="utf-8"))
+
+    @cached_property
+    def nlp(self):
+        if self._nlp is None:
+            import spacy
+
+            # the parser and the named entities are not used: not loaded
+            self._nlp = spacy.load(MODEL, exclude=["ner", "parser"])
+        return self._nlp
+
+    @cached_property
+    def matcher(self):
+        from spacy.matcher import Matcher
+
+        m = Matcher(self.nlp.vocab)
+        d = self.data
+        for name, patterns in d["modality"]["patterns"].items():
+            m.add(f"MOD_{name}", [_compile(p) for p in patterns])
+        m.add("COND", [_compile(p) for p in d["condition"]["openers"]])
+        for role, patterns in d["roles"].items():
+            if role != "priority":
+                m.add(f"ROLE_{role}", [_compile(p) for p in patterns])
+        for kind, patterns in d["effects"].items():
+            m.add(f"EFF_{kind}", [_compile(p) for p in patterns])
+        for symbol in d["amounts"]["symbols"]:
+            m.add(f"AMT_{symbol['symbol']}", [_compile(symbol["words"])])
+        for to, patterns in d["recipients"].items():
+            m.add(f"TO_{to}", [_compile(p) for p in patterns])
+        return m
+
+    def extract_many(self, passages: list[Passage]) -> list[RuleRecord]:
+        texts = [p.text.text for p in passages]
+        return [self._read(p.seq, doc) for p, doc in zip(passages, self.nlp.pipe(texts))]
+
+    def extract(self, text: str, seq: int = 0) -> RuleRecord:
+        return self._read(seq, self.nlp(text))
+
+    # -- reading one rule -------------------------------------------------------------------
+
+    def _read(self, seq: int, doc) -> RuleRecord:
+        vocab = self.nlp.vocab.strings
+        matches = [(vocab[mid], s, e) for mid, s, e in self.matcher(doc)]
+        body_start = _after_number(doc)
+        conditions = self._conditions(doc, matches, body_start)
+
+        def inside_condition(s: int) -> bool:
+            return any(a <= s < b for a, b in conditions)
+
+        spans: dict[str, list[int]] = {}
+        mod = self.data["modality"]
+        order = mod["order"]
+        cancelled = set(mod["cancelled_by"])
+        found = []
+        for label, s, e in matches:
+            if not label.startswith("MOD_") or s < body_start or inside_condition(s):
+                continue
+            name = label[4:]
+            if name == "penalty" and s > 0 and doc[s - 1].lower_ in cancelled:
+                continue  # 'se paye' is a value, 'sans faire la bête' no penalty, 'celui qui perd' a condition
+            norm = name in mod["norms"]
+            if name in ("permission", "obligation") and _followed_by(doc, e, mod["scoring_verbs"]):
+                name = "scoring"  # 'sont en droit de compter trois points': a norm about scores
+            found.append((s, order.index(name), name, e, norm))
+        found.sort()
+        penalty = [f for f in found if f[2] == "penalty"]
+        norms = [f for f in found if f[4]]
+        others = sorted(found, key=lambda f: (f[1], f[0]))
+        chosen = (penalty or norms or others or [None])[0]
+        modality = chosen[2] if chosen else "procedure"
+        if chosen:
+            s, _, _, e, _ = chosen
+            spans["modality"] = [doc[s].idx, doc[e - 1].idx + len(doc[e - 1])]
+        bearer, bearer_span = self._bearer(doc, matches, conditions, body_start, chosen[0] if chosen else None)
+        if bearer_span:
+            spans["bearer"] = bearer_span
+        condition = None
+        if conditions:
+            a, b = conditions[0]
+            condition = doc[a:b].text.strip(" ,;:")
+            spans["condition"] = [doc[a].idx, doc[b - 1].idx + len(doc[b - 1])]
+        consequences = tuple(self._consequences(doc, matches, conditions, body_start))
+        if bearer is None and any(c.kind == "redeal" for c in consequences):
+            bearer = "dealer"  # 'il faut redonner': the one who deals, deals again
+        missing = self._missing(modality, bearer, consequences)
+        confidence = 0.9 if not missing else (0.6 if modality != "procedure" else 0.4)
+        return RuleRecord(seq, modality, bearer, condition, consequences, confidence, spans, missing)
+
+    def _conditions(self, doc, matches, body_start: int) -> list[tuple[int, int]]:
+        """The clauses that trigger the rule: from an opener to the comma, semicolon
+        or main verb that ends them."""
+        effect_starts = sorted(s for label, s, _ in matches if label.startswith(("MOD_", "EFF_")))
+        out = []
+        for label, s, e in sorted(matches, key=lambda m: m[1]):
+            if label != "COND" or s < body_start or any(a <= s < b for a, b in out):
+                continue
+            relative = doc[s].lower_ in ("celui", "ceux", "celle", "quiconque")
+            end = len(doc)
+            for k in range(e, len(doc)):
+                if doc[k].text in (",", ";", ":", ".") and not relative:
+                    end = k
+                    break
+                if relative and k in effect_starts:
+                    end = k
+                    break
+                if relative and doc[k].text in (";", ":", "."):
+                    end = k
+                    break
+            out.append((s, end))
+        return out
+
+    def _bearer(self, doc, matches, conditions, body_start: int, verb: int | None) -> tuple[str | None, list[int] | None]:
+        """Who the rule binds: the role named nearest before its modal verb (its
+        subject); the role after an impersonal 'il est libre aux …', 'il dépend de …';
+        for a pronoun subject ('il peut'), the role named last before it."""
+        roles = self.data["roles"]
+        priority = roles["priority"]
+        pronouns = set(roles["pronouns"])
+
+        def rank(role: str) -> int:
+            return priority.index(role) if role in priority else len(priority)
+
+        # among roles starting at one place, the most specific ('celui qui donne' is the dealer)
+        by_start: dict[int, tuple[int, str]] = {}
+        for label, s, e in matches:
+            if label.startswith("ROLE_") and s >= body_start:
+                role = label[5:]
+                if s not in by_start or rank(role) < rank(by_start[s][1]):
+                    by_start[s] = (e, role)
+        starts = sorted(by_start)
+
+        def pick(s: int) -> tuple[str, list[int]]:
+            e, role = by_start[s]
+            return role, [doc[s].idx, doc[e - 1].idx + len(doc[e - 1])]
+
+        if verb is None:
+            verb = len(doc)
+        if verb < len(doc) and doc[verb].lower_ == "il":
+            after = [s for s in starts if s > verb]
+            if after:
+                return pick(after[0])
+        subject = _subject_before(doc, verb, body_start)
+        if subject is not None and doc[subject].lower_ in pronouns:
+            last = [s for s in starts if by_start[s][0] <= subject]
+            if last:
+                return pick(last[-1])
+        before = [s for s in starts if s <= verb and not _in_plain_condition(s, conditions, doc)]
+        if before:
+            return pick(before[-1])
+        return None, None
+
+    def _consequences(self, doc, matches, conditions, body_start: int):
+        amounts = self.data["amounts"]
+        words, units = amounts["words"], amounts["units"]
+        symbols = [(s, e, label[4:]) for label, s, e in matches if label.startswith("AMT_")]
+        recipients = [(s, e, label[3:]) for label, s, e in matches if label.startswith("TO_")]
+        seen = set()
+        for label, s, e in sorted(matches, key=lambda m: m[1]):
+            if not label.startswith("EFF_") or s < body_start or any(a <= s < b for a, b in conditions):
+                continue
+            kind = label[4:]
+            if kind == "forfeit" and not _negated(doc, s):
+                continue  # 'ne peut plus compter', 'ne pourrait exiger': a right lost
+            if kind in ("score", "pay", "lose") and _negated(doc, s):
+                continue  # 'il n'est payé ni du sans-prendre': no payment
+            if s > 0 and doc[s - 1].lower_ == "qui":
+                continue  # 'suivant celui qui marque le plus': a relative clause, not an effect
+            if (kind, s) in seen:
+                continue
+            seen.add((kind, s))
+            amount = unit = to = None
+            end = e
+            window_end = min(len(doc), e + 8)
+            relative = False
+            for k in range(e, window_end):
+                tok = doc[k]
+                if tok.text in (",", ";", ":", "."):
+                    break
+                if tok.lower_ in ("qu'", "qu’", "que", "qui", "dont"):
+                    relative = True  # 'ce qu'il a de perte au jeu': no recipient inside a relative clause
+                sym = next((x for x in symbols if x[0] == k), None)
+                if amount is None and sym:
+                    amount, end = sym[2], sym[1]
+                    continue
+                if amount is None and (tok.lower_ in words or tok.text.isdigit()):
+                    amount = words.get(tok.lower_) if tok.lower_ in words else int(tok.text)
+                    end = k + 1
+                    continue
+                if amount is not None and unit is None and tok.lower_ in units:
+                    unit = units[tok.lower_]
+                    end = k + 1
+                    continue
+                rec = next((x for x in recipients if x[0] == k), None)
+                if rec and to is None and not relative:
+                    to, end = rec[2], rec[1]
+            if kind in ("redeal", "exclude"):
+                amount = unit = to = None
+            start_char = doc[s].idx
+            end_tok = doc[max(end, e) - 1]
+            yield Consequence(kind, amount, unit, to, start_char, end_tok.idx + len(end_tok))
+
+    def _missing(self, modality: str, bearer: str | None, consequences) -> tuple[str, ...]:
+        missing = []
+        if not consequences:
+            missing.append(f"no effect found in a rule of modality '{modality}'")
+        if bearer is None:
+            missing.append("who the rule binds (no role found)")
+        for c in consequences:
+            if c.kind in ("pay", "score", "lose") and c.amount is None:
+                missing.append(f"the amount of '{c.kind}'")
+            if c.kind == "pay" and c.to is None:
+                missing.append("who is paid")
+        return tuple(missing)
+
+
+def _after_number(doc) -> int:
+    """The token after an article's number ('13.'), where its text starts."""
+    if len(doc) > 1 and doc[0].text.rstrip(".").isdigit():
+        return 2 if doc[1].text == "." else 1
+    if len(doc) > 1 and doc[0].text.endswith(".") and doc[0].text[:-1].isalpha() and doc[0].text[:-1].isupper():
+        return 1  # a Roman numeral
+    return 0
+
+
+def _followed_by(doc, end: int, verbs: list[str]) -> bool:
+    """'en droit de compter': the modal phrase governs one of these verbs."""
+    for k in range(end, min(len(doc), end + 3)):
+        if doc[k].lower_ in verbs:
+            return True
+    return False
+
+
+def _in_plain_condition(s: int, conditions, doc) -> bool:
+    """Inside a 'si …' or 'lorsque …' clause (a relative 'celui qui …' names its subject)."""
+    for a, b in conditions:
+        if a <= s < b and doc[a].lower_ not in ("celui", "ceux", "celle", "quiconque"):
+            return True
+        if a <= s < b and s != a:
+            return True
+    return False
+
+
+def _subject_before(doc, verb: int, body_start: int) -> int | None:
+    """The token just before the verb group that can be its subject ('il ne peut')."""
+    k = verb - 1
+    while k >= body_start and doc[k].lower_ in ("ne", "n'", "n’", "lui", "leur", "les", "le", "la", "l'", "l’", "y", "en", "se", "s'", "s’"):
+        k -= 1
+    return k if k >= body_start else None
+
+
+_VERB_GROUP = {
+    "le", "la", "les", "lui", "leur", "y", "en", "se", "s'", "s’", "l'", "l’", "me", "te", "nous", "vous",
+    "est", "sont", "a", "ont", "peut", "peuvent", "pourrait", "doit", "doivent", "plus", "pas", "point", "jamais",
+}
+
+
+def _negated(doc, i: int) -> bool:
+    """Whether the verb at ``i`` is negated in its own verb group ('ne peut plus
+    compter', 'n'est payé'), not by a clause before it ('ne le fait pas, paye')."""
+    k = i - 1
+    while k >= 0 and doc[k].lower_ in _VERB_GROUP:
+        k -= 1
+    return k >= 0 and doc[k].lower_ in ("ne", "n'", "n’")
+
+
+# -- measuring the extractor against hand labels -----------------------------------------------
+
+@dataclass
+class RulesScore:
+    articles: int = 0
+    modality_right: int = 0
+    bearer_right: int = 0
+    payment_articles: int = 0  # labelled penalties and payments
+    consequences_exact: int = 0
+    wrong: list = field(default_factory=list)  # (citation, part, expected, found)
+
+    @property
+    def modality_accuracy(self) -> float:
+        return self.modality_right / max(self.articles, 1)
+
+    @property
+    def bearer_accuracy(self) -> float:
+        return self.bearer_right / max(self.articles, 1)
+
+    @property
+    def consequences_accuracy(self) -> float:
+        return self.consequences_exact / max(self.payment_articles, 1)
+
+
+def _canonical(consequences) -> list[tuple]:
+    return sorted(
+        (c.get("kind"), c.get("amount"), c.get("unit"), c.get("to")) for c in consequences
+    )
+
+
+def score_rules(found: dict[str, dict], gold: list[dict]) -> RulesScore:
+    """``found``: citation → {modality, bearer, consequences: [spec …]}."""
+    s = RulesScore()
+    for g in gold:
+        f = found.get(g["citation"])
+        if f is None:
+            s.wrong.append((g["citation"], "article", "present", "missing"))
+            continue
+        s.articles += 1
+        if f["modality"] == g["modality"]:
+            s.modality_right += 1
+        else:
+            s.wrong.append((g["citation"], "modality", g["modality"], f["modality"]))
+        if f["bearer"] == g.get("bearer"):
+            s.bearer_right += 1
+        else:
+            s.wrong.append((g["citation"], "bearer", g.get("bearer"), f["bearer"]))
+        expected = g.get("consequences") or []
+        if g["modality"] == "penalty" or any(c["kind"] in ("pay", "lose") for c in expected):
+            s.payment_articles += 1
+            if _canonical(expected) == _canonical(f["consequences"]):
+                s.consequences_exact += 1
+            else:
+                s.wrong.append((g["citation"], "consequences", _canonical(expected), _canonical(f["consequences"])))
+    return s
