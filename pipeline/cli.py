@@ -72,7 +72,7 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
     click.echo(
         f"{db}: {report.chapters} chapters, {report.games} games, {report.articles} articles, "
         f"{report.passages} passages, {report.corrections} corrections, {report.joins} layout joins, "
-        f"{len(report.warnings)} warnings, "
+        f"{report.rules} rules, {len(report.warnings)} warnings, "
         f"{len(report.errors)} errors"
     )
     if report.errors:
