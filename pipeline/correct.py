@@ -10,8 +10,8 @@ where the prior is the word's frequency in French (wordfreq, Zipf scale) plus wh
 the book itself says (a word the corpus uses often is likely here), and the cost comes
 from the weighted confusion table (data: confusions.toml). A word the lexicon does
 not know is replaced by its best candidate when that one is cheap, frequent and
-clearly ahead of the next; a word the lexicon knows (a real-word error: 'Lande' for
-'bande', 'caries' for 'cartes') only when the candidate is far more likely. Below
+clearly ahead of the next; a word the lexicon knows (a real-word error: 'carles' for
+'cartes', 'caries' for 'cartes') only when the candidate is far more likely. Below
 the threshold nothing changes, and the best candidate is kept as a suggestion.
 """
 
@@ -110,7 +110,7 @@ class ChannelModel:
     def skeletons(self, printed: str) -> set[str]:
         """A printed word's skeletons: its glyph groups ('li') read as one letter ('h')
         or as the two letters they may also be ('autre' printed 'aulie'); its capitals
-        as capitals ('Lande' for 'bande') or as the lower case they may stand for."""
+        as capitals ('Loule' for 'boule') or as the lower case they may stand for."""
         out = {self.skeleton(printed, g) for g in (True, False)}
         if printed != printed.lower():
             out |= {self.skeleton(printed, g, capitals=True) for g in (True, False)}
@@ -372,7 +372,7 @@ class Corrector:
             return None
         known = self.lexicon.zipf(printed) >= 1.0
         if known:
-            # a real-word error is a confusion within the glyph classes ('onl', 'Lande'):
+            # a real-word error is a confusion within the glyph classes ('carles', 'Loule'):
             # only the words of the same skeleton can be meant, and only far likelier ones
             floor = self.prior(printed, ctx) + s.realword_suggestion - self._max_bonus(ctx)
             cands = self.index.same_skeleton(printed, floor)

@@ -1,7 +1,7 @@
 """Reading OCR'd numbers: page numbers, article numbers, Roman numerals.
 
 A printed number comes out of the OCR as glyphs that may not be digits at all
-('i3' for 13, 'Sg' for 59, '3o3' for 303). ``DigitModel`` (data: digits.toml) says
+('l2' for 12, 'S7' for 57, '3o7' for 307). ``DigitModel`` (data: digits.toml) says
 what each glyph can stand for and at what cost; ``readings`` lists the plausible
 values of a token and ``cost`` prices any value the context asks for. The values of
 a whole sequence (the pages of a chapter, the articles of a game) are then chosen

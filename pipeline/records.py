@@ -70,7 +70,7 @@ class Page:
     number_raw: str | None  # the number as the OCR read it
     number_status: str | None  # 'read' (printed digits), 'decoded' (glyphs read as digits), 'inferred' (from the sequence); None if unknown
     running_head: str | None  # the head line as printed, None for a page whose head was lost
-    head_title: str | None  # the head without its number ('TRE', 'VV I S')
+    head_title: str | None  # the head without its number ('TRE', 'B O S')
     head_game: str | None  # the game the head names, if it names exactly one
     head_start: int | None = None
     head_end: int | None = None

@@ -3,8 +3,8 @@
 The clean text folded for search (case, accents, œ/æ, the long s), and after each
 word what a reader may type for it: the modern spelling of a period form ('avoit' →
 also 'avait', 'tems' → 'temps') and the correction suggested for a word the engine
-left as printed ('Lande' → also 'bande'). So a search for 'bande', 'regle' or
-'avait' finds the passages that print 'Lande', 'règle' or 'avoit'.
+left as printed ('carles' → also 'cartes'). So a search for 'cartes', 'regle' or
+'avait' finds the passages that print 'carles', 'règle' or 'avoit'.
 """
 
 from __future__ import annotations
