@@ -169,11 +169,17 @@ def link(built: list[BuiltChapter]) -> dict[str, tuple]:
     from .rules import Extractor
     from .stubs import make_stub
 
-    articles = [(p, cite) for c in built for p, cite in zip(c.seg.passages, c.citations) if p.kind == "article"]
-    if not articles:
+    # every article, and every paragraph of a game that states a norm
+    candidates = [(p, cite) for c in built for p, cite in zip(c.seg.passages, c.citations)
+                  if p.kind == "article" or (p.kind == "paragraph" and p.game)]
+    if not candidates:
         return {}
-    records = Extractor().extract_many([p for p, _ in articles])
+    records = Extractor().extract_many([p for p, _ in candidates])
     return {
         cite: (make_stub(cite, p.page, p.text.text, rec, cite in ENCODED), rec)
-        for (p, cite), rec in zip(articles, records)
+        for (p, cite), rec in zip(candidates, records)
+        if p.kind == "article" or rec.modality in NORMATIVE
     }
+
+
+NORMATIVE = ("obligation", "prohibition", "permission", "penalty", "scoring")

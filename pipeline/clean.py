@@ -193,7 +193,11 @@ def _numbers_in_lists(text: str, ctx: CleanContext) -> Iterable[Edit]:
         readings = ctx.res.digits.readings(word, max_cost=0.6)
         if not readings or ctx.res.lexicon.zipf(word) >= 4.5 and len(word) > 1:
             continue
-        neighbours = [tokens[j].group().lower() for j in (k - 1, k + 1) if 0 <= j < len(tokens)]
+        # neighbours in the same clause: a ';' or a '.' ends the list
+        neighbours = [
+            tokens[j].group().lower() for j in (k - 1, k + 1)
+            if 0 <= j < len(tokens) and not any(c in ";." for c in text[min(t.end(), tokens[j].end()) : max(t.start(), tokens[j].start())])
+        ]
         if not all(n.isdigit() or n in _LIST_GLUE or ctx.res.digits.readings(n, max_cost=0.6) for n in neighbours):
             continue
         value = min(readings, key=readings.get)

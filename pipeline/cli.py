@@ -270,15 +270,15 @@ def rules(show_status: bool, gold: Path | None, db: Path):
     from .lookup import rules_status, rules_found
 
     if gold is None or show_status:
-        header = f"{'edition':<9}{'game':<22}{'articles':>9}{'generated':>10}{'stub':>6}{'encoded':>9}{'tested':>8}"
+        columns = (("articles", 9), ("paragraphs", 11), ("generated", 10), ("stub", 6), ("encoded", 9), ("tested", 8))
+        header = f"{'edition':<9}{'game':<22}" + "".join(f"{k:>{w}}" for k, w in columns)
         click.echo(header)
         rows = _read_db(db, rules_status)
         for r in rows:
-            click.echo(f"{r['edition']:<9}{r['game']:<22}{r['articles']:>9}{r['generated']:>10}{r['stub']:>6}"
-                       f"{r['encoded']:>9}{r['tested']:>8}")
+            click.echo(f"{r['edition']:<9}{r['game']:<22}" + "".join(f"{r[k]:>{w}}" for k, w in columns))
         click.echo("-" * len(header))
-        click.echo(f"{'total':<31}" + "".join(f"{sum(r[k] for r in rows):>{w}}" for k, w in
-                   (("articles", 9), ("generated", 10), ("stub", 6), ("encoded", 9), ("tested", 8))))
+        click.echo(f"{'total':<31}" + "".join(f"{sum(r[k] for r in rows):>{w}}" for k, w in columns))
+        click.echo("(paragraphs: the paragraphs of a game that state a norm, read as rules too)")
     if gold is not None:
         import yaml
 

@@ -177,6 +177,7 @@ def rules_status(conn: sqlite3.Connection) -> list[dict]:
     out = []
     for r in conn.execute(
         "SELECT c.edition_id AS edition, coalesce(p.game, '(' || c.citation_key || ')') AS game, "
+        "sum(p.kind = 'article') AS n_articles, sum(p.kind != 'article') AS n_paragraphs, "
         "group_concat(r.citation || '|' || r.status) AS items FROM rules r "
         "JOIN passages p ON p.id = r.passage_id JOIN chapters c ON c.id = p.chapter_id "
         "GROUP BY c.edition_id, game ORDER BY c.edition_id, game"
@@ -184,7 +185,7 @@ def rules_status(conn: sqlite3.Connection) -> list[dict]:
         items = [i.rsplit("|", 1) for i in r["items"].split(",")]
         statuses = [s for _, s in items]
         out.append({
-            "edition": r["edition"], "game": r["game"], "articles": len(items),
+            "edition": r["edition"], "game": r["game"], "articles": r["n_articles"], "paragraphs": r["n_paragraphs"],
             "generated": statuses.count("generated"), "stub": statuses.count("stub"),
             "encoded": statuses.count("encoded"), "tested": sum(1 for c, _ in items if c in tested),
         })
