@@ -123,7 +123,6 @@ class Passage:
     term: str | None = None  # glossary entries
     note: int | None = None  # footnotes: the note's number
     note_for: int | None = None  # footnotes: seq of the passage that calls them
-    citation: str | None = None
     suggestions: tuple = ()  # clean.Suggestion: corrections proposed below the threshold
 
 
