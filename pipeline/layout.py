@@ -19,7 +19,7 @@ from .markers import heading_marker, note_marker, number_marker, opens_structure
 from .numbers import DIGITS, DigitModel, Reading, best_path
 from .records import Block, Diagnostic, Furniture, Header, Layout, Page, RawChapter
 from .resources import Resources
-from .text import Edit, MappedText, Piece, merge_unchanged
+from .text import Edit, MappedText
 
 HEADER_RE = regex.compile(
     r"^‹\s*(?P<title>.*?)\s*Chapitre\s+(?P<number>\d+)\s+sur\s+(?P<total>\d+)\s*·\s*(?P<heading>.*?)\s*·\s*(?P<note>[^·]*?)\s*$"
@@ -461,24 +461,8 @@ def _join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], rul
         else:
             left = left.split(len(left.text) - 1)[0]
             joiner = how
-    segments: list[tuple[int, int, str, str]] = []
-    pos = left.raw_end
-    for a, b in notes:
-        if a > pos:
-            segments.append((pos, a, "", rule))
-        segments.append((a, b, "", "layout.footnote_moved"))
-        pos = b
-    segments.append((pos, right.raw_start, joiner, rule))
-    # the joiner belongs to the last segment, the others vanish
-    pieces = list(left.pieces)
-    for a, b, after, r in segments:
-        before = left.raw[a:b]
-        if after == before:
-            pieces.append(Piece(a, b, after))
-        else:
-            pieces.append(Piece(a, b, after, (r,), confidence if r != "layout.footnote_moved" else 1.0))
-    pieces.extend(right.pieces)
-    return MappedText(left.raw, merge_unchanged(pieces))
+    moved = [(a, b, "layout.footnote_moved") for a, b in notes]
+    return left.concat(right, joiner, rule, confidence, moved)
 
 
 def _mend_inline_breaks(mt: MappedText, res: Resources) -> MappedText:

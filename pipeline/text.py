@@ -195,15 +195,35 @@ class MappedText:
             return self
         return self.slice(a, b)
 
-    def concat(self, other: "MappedText", joiner: str, rule: str, confidence: float = 1.0) -> "MappedText":
+    def concat(
+        self,
+        other: "MappedText",
+        joiner: str,
+        rule: str,
+        confidence: float = 1.0,
+        moved: Sequence[tuple[int, int, str]] = (),
+    ) -> "MappedText":
         """Join two texts whose raw spans follow each other; the raw between them
-        (whitespace, a running head …) becomes ``joiner``, recorded under ``rule``."""
+        (whitespace, a running head …) becomes ``joiner``, recorded under ``rule``.
+        ``moved`` are raw spans inside that gap which belong elsewhere (a footnote
+        set apart): each vanishes from this text under its own rule."""
         if other.raw_start < self.raw_end:
             raise ValueError("concat: texts out of raw order")
-        gap = Piece(self.raw_end, other.raw_start, joiner, (rule,), confidence)
-        if gap.text == self.raw[gap.raw_start : gap.raw_end]:
-            gap = Piece(gap.raw_start, gap.raw_end, joiner)
-        return MappedText(self.raw, merge_unchanged([*self.pieces, gap, *other.pieces]))
+        segments: list[tuple[int, int, str, str, float]] = []
+        pos = self.raw_end
+        for a, b, moved_rule in moved:
+            if a > pos:
+                segments.append((pos, a, "", rule, confidence))
+            segments.append((a, b, "", moved_rule, 1.0))
+            pos = b
+        segments.append((pos, other.raw_start, joiner, rule, confidence))
+        pieces = list(self.pieces)
+        for a, b, after, r, c in segments:
+            if after == self.raw[a:b]:
+                pieces.append(Piece(a, b, after))
+            else:
+                pieces.append(Piece(a, b, after, (r,), c))
+        return MappedText(self.raw, merge_unchanged([*pieces, *other.pieces]))
 
     # -- mapping -------------------------------------------------------------------
 
