@@ -99,6 +99,9 @@ def build(
         raise InputError(str(corpus), "corpus folder not found")
     manifest = Manifest.load(corpus / "manifest.toml")
     games_path = corpus / "games.toml"
+    if not games_path.exists():
+        report.diagnostics.append(Diagnostic(
+            games_path.name, "warning", "no list of games in the corpus: games are named by their headings only"))
     res = Resources(games_path)
     files = chapter_files(corpus)
     if not files:

@@ -91,6 +91,10 @@ class Catalogue:
 
     @classmethod
     def load(cls, path: Path | str) -> "Catalogue":
+        """The games a corpus lists; none if it has no list (games are then named by
+        their headings only, and running heads name none)."""
+        if not Path(path).exists():
+            return cls([])
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         entries = [
             GameEntry(g["slug"], g["name"], tuple(g.get("spellings", ())), tuple(g.get("heads", ())))
