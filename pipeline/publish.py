@@ -243,7 +243,7 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
     )
     _write_rules(db, stubs)
     _write_checks(db)
-    db["passages"].enable_fts(["text_clean", "text_search"], tokenize=FTS_TOKENIZER)
+    db["passages"].enable_fts(["text_clean", "text_search", "text_raw"], tokenize=FTS_TOKENIZER)
     conn.commit()
     conn.execute("VACUUM")
     conn.execute("PRAGMA journal_mode = DELETE")
