@@ -86,3 +86,10 @@ def _unique(cite: str, taken: dict[str, int]) -> str:
     taken[cite] = k
     taken[f"{cite}-{k}"] = 1
     return f"{cite}-{k}"
+
+
+def citation_path(citation: str) -> str:
+    """The reading room's stable path for a citation: '/cite/aduj:whist.13'."""
+    from urllib.parse import quote
+
+    return "/cite/" + quote(citation, safe=":")

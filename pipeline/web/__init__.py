@@ -1,0 +1,330 @@
+"""The reading room: a Datasette plugin that turns the database into pages to read,
+search and cite. Every page also answers as JSON (the same path ending in .json).
+
+- ``/``                      editions → chapters → games, and a search box
+- ``/chapter/<id>``          the chapter's passages in order, printed pages in the
+                             margin, corrections marked; ``?raw=1`` shows the raw OCR
+- ``/cite/<citation>``       one passage: clean and raw text, corrections, its rule,
+                             its stub, the citation to copy (text and BibTeX)
+- ``/game/<slug>``           all the passages of a game, across chapters and editions
+- ``/search?q=…``            full-text search over clean, folded and raw text
+
+All text from the corpus goes through Jinja's escaping, or through ``markupsafe``
+when the page marks it up; the OCR really contains '<|ue' and '>^'.
+"""
+
+from __future__ import annotations
+
+import json
+from datasette import Response, hookimpl
+from markupsafe import Markup, escape
+
+from ..citations import citation_path as cite_url
+
+
+@hookimpl
+def register_routes():
+    return [
+        (r"^/(?P<json>index\.json)?$", home),
+        (r"^/chapter/(?P<id>\d+)(?P<json>\.json)?$", chapter),
+        (r"^/cite/(?P<citation>[^/]+)$", cite),
+        (r"^/game/(?P<slug>[a-z0-9-]+?)(?P<json>\.json)?$", game),
+        (r"^/search(?P<json>\.json)?$", search),
+    ]
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def _db(datasette):
+    return datasette.get_database()
+
+
+async def _rows(datasette, sql: str, params=()) -> list[dict]:
+    result = await _db(datasette).execute(sql, params)
+    return [dict(r) for r in result.rows]
+
+
+async def _page(datasette, request, template: str, context: dict, as_json: bool) -> Response:
+    if as_json:
+        return Response.json(_jsonable(context))
+    context["json_url"] = (request.path.rstrip("/") or "/index") + ".json" + (
+        f"?{request.query_string}" if request.query_string else "")
+    return Response.html(await datasette.render_template(template, context, request=request))
+
+
+def _jsonable(value):
+    if isinstance(value, Markup):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items() if not k.endswith("_html")}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def short_title(title: str) -> str:
+    """'Académie universelle des jeux … et un nouveau traité …' → 'Académie universelle des jeux'."""
+    for cut in (" …", " ...", ":", ","):
+        if cut in title:
+            title = title.split(cut)[0]
+    return title.strip()
+
+
+def chapter_heading(c: dict) -> str:
+    """'Chapter 102 of 130', or the pages of a chapter the export did not number."""
+    if c.get("number"):
+        return f"Chapter {c['number']}" + (f" of {c['total']}" if c.get("total") else "")
+    if c.get("first_page") is not None:
+        pages = f"pp. {c['first_page']}–{c['last_page']}" if c["last_page"] != c["first_page"] else f"p. {c['first_page']}"
+        return f"Unnumbered chapter, {pages}"
+    return f"Unnumbered chapter ({c['source_file']})"
+
+
+def citation_text(p: dict) -> str:
+    """'Académie universelle des jeux, Whist, art. 13, p. 407'."""
+    parts = [short_title(p["edition_title"])]
+    if p.get("game_name"):
+        parts.append(p["game_name"])
+    if p["kind"] == "article" and p["number"] is not None:
+        parts.append(f"art. {p['number']}")
+    elif p["kind"] == "section" and p["number"] is not None:
+        parts.append(f"§ {p['number']}")
+    if p["page"] is not None:
+        parts.append(f"p. {p['page']}")
+    return ", ".join(parts) + f" [{p['citation']}]"
+
+
+def bibtex(p: dict, base: str) -> str:
+    key = "".join(c if c.isalnum() else "_" for c in p["citation"])
+    title = citation_text(p).rsplit(" [", 1)[0].split(", ", 1)[-1]
+    lines = [
+        f"@incollection{{{key},",
+        f"  title = {{{title}}},",
+        f"  booktitle = {{{p['edition_title']}}},",
+    ]
+    if p["page"] is not None:
+        lines.append(f"  pages = {{{p['page']}}},")
+    lines += [f"  note = {{Cited as {p['citation']}}},", f"  url = {{{base}{cite_url(p['citation'])}}}", "}"]
+    return "\n".join(lines)
+
+
+def marked_text(text: str, corrections: list[dict], page: int | None) -> Markup:
+    """The clean text with each correction marked (its raw form on hover or focus),
+    and the printed page where the passage crosses a page break."""
+    out, pos, pages = [], 0, page
+    for c in sorted(corrections, key=lambda c: (c["clean_start"], c["clean_end"])):
+        a, b = c["clean_start"], c["clean_end"]
+        if a < pos:
+            continue
+        out.append(escape(text[pos:a]))
+        rule = c["rule"]
+        if "layout.page_break" in rule:
+            pages = pages + 1 if pages is not None else None
+            label = f"p. {pages}" if pages is not None else "page"
+            out.append(Markup('<span class="pb" role="note" aria-label="page break">{}</span>').format(label))
+            out.append(escape(text[a:b]))
+        elif rule.startswith("layout.") or rule == "clean.spacing":
+            out.append(escape(text[a:b]))
+        else:
+            shown = text[a:b] or "·"
+            note = f"OCR: {c['before']!r} · {rule} ({c['confidence']:.2f})"
+            out.append(Markup('<mark class="fix" tabindex="0" title="{}" data-raw="{}">{}</mark>').format(
+                note, c["before"], shown))
+        pos = b
+    out.append(escape(text[pos:]))
+    return Markup("").join(out)
+
+
+def highlighted_parts(text: str, rule: dict | None) -> Markup:
+    """The text with the parts of its rule highlighted: modality, bearer, condition, effects."""
+    if not rule:
+        return escape(text)
+    spans = []
+    for part, (a, b) in json.loads(rule["spans"]).items():
+        spans.append((a, b, part))
+    for c in json.loads(rule["consequences"]):
+        spans.append((c["start"], c["end"], f"effect {c['kind']}"))
+    out, pos = [], 0
+    for a, b, part in sorted(spans):
+        if a < pos:
+            continue
+        out.append(escape(text[pos:a]))
+        out.append(Markup('<span class="part {}" title="{}">{}</span>').format(part.split()[0], part, text[a:b]))
+        pos = b
+    out.append(escape(text[pos:]))
+    return Markup("").join(out)
+
+
+PASSAGE_SQL = """
+SELECT p.id, p.citation, p.chapter_id, p.seq, p.game, p.kind, p.number, p.number_raw, p.page, p.text_clean,
+       p.text_raw, p.term, p.note_for, c.source_file, c.number AS chapter_number, c.edition_id,
+       e.title AS edition_title, g.name AS game_name
+FROM passages p JOIN chapters c ON c.id = p.chapter_id JOIN editions e ON e.id = c.edition_id
+LEFT JOIN games g ON g.slug = p.game
+"""
+
+
+# -- pages -----------------------------------------------------------------------------------
+
+async def home(datasette, request):
+    editions = await _rows(datasette, "SELECT * FROM editions ORDER BY id")
+    chapters = await _rows(datasette, """
+        SELECT c.id, c.edition_id, c.number, c.title, c.source_file,
+               (SELECT count(*) FROM passages p WHERE p.chapter_id = c.id) AS passages,
+               (SELECT count(*) FROM passages p WHERE p.chapter_id = c.id AND p.kind = 'article') AS articles,
+               (SELECT min(page) FROM passages p WHERE p.chapter_id = c.id) AS first_page,
+               (SELECT max(page) FROM passages p WHERE p.chapter_id = c.id) AS last_page
+        FROM chapters c ORDER BY c.edition_id, coalesce(c.number, 1000000), c.source_file""")
+    games = await _rows(datasette, """
+        SELECT p.chapter_id, p.game, g.name, count(*) AS passages, sum(p.kind = 'article') AS articles
+        FROM passages p JOIN games g ON g.slug = p.game GROUP BY p.chapter_id, p.game ORDER BY min(p.seq)""")
+    for c in chapters:
+        c["games"] = [g for g in games if g["chapter_id"] == c["id"]]
+        c["heading"] = chapter_heading(c)
+    for e in editions:
+        e["short_title"] = short_title(e["title"])
+        e["chapters"] = [c for c in chapters if c["edition_id"] == e["id"]]
+    totals = (await _rows(datasette, "SELECT count(*) AS passages, sum(kind = 'article') AS articles FROM passages"))[0]
+    context = {"editions": [e for e in editions if e["chapters"]], "totals": totals}
+    return await _page(datasette, request, "academie_home.html", context, bool(request.url_vars.get("json")))
+
+
+async def chapter(datasette, request):
+    cid = int(request.url_vars["id"])
+    info = await _rows(datasette, "SELECT c.*, e.title AS edition_title FROM chapters c JOIN editions e ON e.id = c.edition_id WHERE c.id = ?", [cid])
+    if not info:
+        return Response.html("No such chapter", status=404)
+    ch = info[0]
+    raw = request.args.get("raw") == "1"
+    passages = await _rows(datasette, PASSAGE_SQL + " WHERE p.chapter_id = ? ORDER BY p.seq", [cid])
+    corrections = await _rows(datasette, """
+        SELECT k.passage_id, k.clean_start, k.clean_end, k.before, k.after, k.rule, k.confidence
+        FROM corrections k JOIN passages p ON p.id = k.passage_id WHERE p.chapter_id = ?""", [cid])
+    last_page = None  # the page the reading has reached, breaks inside passages included
+    for p in passages:
+        p["url"] = cite_url(p["citation"])
+        p["page_break"] = p["page"] is not None and p["page"] != last_page
+        own = [k for k in corrections if k["passage_id"] == p["id"]]
+        p["text_html"] = marked_text(p["text_clean"], own, p["page"])
+        if p["page"] is not None:
+            last_page = p["page"] + sum("layout.page_break" in k["rule"] for k in own)
+        p["anchor"] = p["citation"].split(":", 1)[1]
+    neighbours = await _rows(datasette, "SELECT id FROM chapters ORDER BY edition_id, coalesce(number, 1000000), source_file")
+    ids = [r["id"] for r in neighbours]
+    k = ids.index(cid)
+    ch.pop("raw_text") if not raw else None
+    pages = [p["page"] for p in passages if p["page"] is not None]
+    ch["heading"] = chapter_heading({**ch, "first_page": min(pages, default=None), "last_page": max(pages, default=None)})
+    context = {
+        "chapter": ch, "passages": passages, "raw": raw,
+        "previous": ids[k - 1] if k > 0 else None, "next": ids[k + 1] if k + 1 < len(ids) else None,
+        "edition_short": short_title(ch["edition_title"]), "heading": ch["heading"],
+    }
+    return await _page(datasette, request, "academie_chapter.html", context, bool(request.url_vars.get("json")))
+
+
+async def cite(datasette, request):
+    citation = request.url_vars["citation"]
+    as_json = citation.endswith(".json")
+    if as_json:
+        citation = citation[: -len(".json")]
+    found = await _rows(datasette, PASSAGE_SQL + " WHERE p.citation = ?", [citation])
+    if not found:
+        near = await _rows(datasette, "SELECT citation FROM passages WHERE citation LIKE ? ORDER BY citation LIMIT 8",
+                           [citation.split(".")[0] + "%"])
+        body = await datasette.render_template("academie_missing.html", {"citation": citation, "near": near}, request=request)
+        return Response.html(body, status=404)
+    p = found[0]
+    corrections = await _rows(datasette, "SELECT * FROM corrections WHERE passage_id = ? ORDER BY clean_start", [p["id"]])
+    suggestions = await _rows(datasette, "SELECT * FROM suggestions WHERE passage_id = ? ORDER BY start", [p["id"]])
+    rules = await _rows(datasette, "SELECT * FROM rules WHERE passage_id = ?", [p["id"]])
+    rule = rules[0] if rules else None
+    checks = await _rows(datasette, "SELECT * FROM checks WHERE citation = ?", [citation])
+    notes = await _rows(datasette, "SELECT citation, text_clean FROM passages WHERE note_for = ?", [citation])
+    siblings = []
+    if p["kind"] == "article" and p["game"]:
+        siblings = await _rows(datasette, """
+            SELECT p.citation, p.number FROM passages p JOIN chapters c ON c.id = p.chapter_id
+            WHERE p.game = ? AND p.kind = 'article' AND c.edition_id = ? ORDER BY p.chapter_id, p.seq""",
+                               [p["game"], p["edition_id"]])
+    k = next((i for i, s in enumerate(siblings) if s["citation"] == citation), None)
+    base = f"http://{request.host}"
+    context = {
+        "p": p,
+        "text_html": marked_text(p["text_clean"], corrections, p["page"]),
+        "parts_html": highlighted_parts(p["text_clean"], rule),
+        "corrections": [c for c in corrections if not c["rule"].startswith("layout.") and c["rule"] != "clean.spacing"],
+        "layout_edits": sum(1 for c in corrections if c["rule"].startswith("layout.") or c["rule"] == "clean.spacing"),
+        "suggestions": suggestions,
+        "rule": {**rule, "consequences": json.loads(rule["consequences"])} if rule else None,
+        "checks": checks,
+        "notes": notes,
+        "citation_text": citation_text(p),
+        "bibtex": bibtex(p, base),
+        "url": base + cite_url(citation),
+        "chapter_url": f"/chapter/{p['chapter_id']}#{p['citation'].split(':', 1)[1]}",
+        "previous": siblings[k - 1]["citation"] if k else None,
+        "next": siblings[k + 1]["citation"] if k is not None and k + 1 < len(siblings) else None,
+    }
+    return await _page(datasette, request, "academie_cite.html", context, as_json)
+
+
+async def game(datasette, request):
+    slug = request.url_vars["slug"]
+    names = await _rows(datasette, "SELECT * FROM games WHERE slug = ?", [slug])
+    if not names:
+        return Response.html("No such game", status=404)
+    passages = await _rows(datasette, PASSAGE_SQL + " WHERE p.game = ? ORDER BY c.edition_id, p.chapter_id, p.seq", [slug])
+    for p in passages:
+        p["url"] = cite_url(p["citation"])
+    context = {"game": names[0], "passages": passages,
+               "articles": sum(p["kind"] == "article" for p in passages)}
+    return await _page(datasette, request, "academie_game.html", context, bool(request.url_vars.get("json")))
+
+
+def fts_query(q: str) -> str:
+    """Each word quoted, so that any input is a valid FTS5 query ('l'as', 'qu''il')."""
+    words = [w for w in q.replace('"', " ").split() if w]
+    return " ".join('"' + w + '"' for w in words)
+
+
+START, END = "\x02", "\x03"
+SNIPPET_LAYERS = (("s_clean", "clean"), ("s_raw", "raw OCR"), ("s_folded", "folded text"))
+
+
+def _snippet_html(snippet: str) -> Markup:
+    return Markup(str(escape(snippet)).replace(START, "<mark>").replace(END, "</mark>"))
+
+
+async def search(datasette, request):
+    q = (request.args.get("q") or "").strip()
+    filters = {k: request.args.get(k) or "" for k in ("game", "kind", "edition")}
+    results = []
+    if q:
+        sql = f"""
+            SELECT p.citation, p.game, g.name AS game_name, p.kind, p.number, p.page, c.edition_id,
+                   snippet(passages_fts, 0, '{START}', '{END}', '…', 14) AS s_clean,
+                   snippet(passages_fts, 2, '{START}', '{END}', '…', 14) AS s_raw,
+                   snippet(passages_fts, 1, '{START}', '{END}', '…', 14) AS s_folded
+            FROM passages_fts JOIN passages p ON p.rowid = passages_fts.rowid
+            JOIN chapters c ON c.id = p.chapter_id LEFT JOIN games g ON g.slug = p.game
+            WHERE passages_fts MATCH :q
+              AND (:game = '' OR p.game = :game) AND (:kind = '' OR p.kind = :kind)
+              AND (:edition = '' OR c.edition_id = :edition)
+            ORDER BY rank LIMIT 100"""
+        results = await _rows(datasette, sql, {"q": fts_query(q), **filters})
+        for r in results:
+            r["url"] = cite_url(r["citation"])
+            # where the words were found, in the order a reader wants to see it
+            layer, snip = next(((name, r[key]) for key, name in SNIPPET_LAYERS if START in (r[key] or "")),
+                               ("clean", r["s_clean"]))
+            for key, _ in SNIPPET_LAYERS:
+                r.pop(key)
+            r["layer"] = layer
+            r["snippet_html"] = _snippet_html(snip)
+            r["snippet"] = snip.replace(START, "").replace(END, "")
+    games = await _rows(datasette, "SELECT slug, name FROM games ORDER BY name")
+    editions = await _rows(datasette, "SELECT id FROM editions ORDER BY id")
+    context = {"q": q, "filters": filters, "results": results, "games": games, "editions": editions,
+               "kinds": ["article", "paragraph", "section", "heading", "gloss", "footnote"]}
+    return await _page(datasette, request, "academie_search.html", context, bool(request.url_vars.get("json")))
