@@ -92,10 +92,11 @@ def serve(db: Path, port: int, metadata: Path | None):
         sys.exit(2)
     metadata = metadata or SCHEMA_DIR / "metadata.yml"
     args = [sys.executable, "-m", "datasette", "serve", "-i", str(db), "--host", "127.0.0.1", "--port", str(port),
-            "--setting", "default_page_size", "50"]
+            "--setting", "default_page_size", "50", "--setting", "sql_time_limit_ms", "2000",
+            "--setting", "max_returned_rows", "1000"]
     if metadata.exists():
         args += ["--metadata", str(metadata)]
-    click.echo(f"serving {db} on http://127.0.0.1:{port}/", err=True)
+    click.echo(f"The reading room: http://127.0.0.1:{port}/  (the tables: http://127.0.0.1:{port}/{db.stem})", err=True)
     os.execv(sys.executable, args)
 
 
@@ -103,11 +104,17 @@ def serve(db: Path, port: int, metadata: Path | None):
 @click.argument("reference")
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the passage as JSON")
-def cite(reference: str, db: Path, as_json: bool):
+@click.option("--url", "as_url", is_flag=True, help="Print the passage's URL in the reading room")
+@click.option("--base", default="http://127.0.0.1:8001", show_default=True, help="Where the reading room is served")
+def cite(reference: str, db: Path, as_json: bool, as_url: bool, base: str):
     """Print the passage a REFERENCE names: 'Whist, art. 13', 'whist 13', 'aduj:whist.13'."""
+    from .citations import citation_path
     from .lookup import cite as find
 
     row = _read_db(db, find, reference)
+    if as_url:
+        click.echo(base.rstrip("/") + citation_path(row["citation"]))
+        return
     if as_json:
         keys = ["citation", "edition_id", "edition_title", "source_file", "chapter_number", "game", "kind",
                 "number", "number_raw", "page", "text_clean", "text_raw"]
