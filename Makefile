@@ -5,7 +5,9 @@ BIN := $(VENV)/bin
 DB := build/academie.db
 PORT ?= 8001
 
-.PHONY: install build serve test bench clean
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: install build serve test bench clean browser
 
 install: $(VENV)/.installed
 
@@ -23,8 +25,15 @@ build: $(DB)
 serve: $(DB)
 	$(BIN)/academie serve --db $(DB) --port $(PORT)
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed browser
 	$(BIN)/python -m pytest -q
+
+# The browser tests drive Debian's Chromium with Playwright (no browser downloads work here).
+browser:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  $$sudo apt-get install -y -q chromium >/dev/null || { $$sudo apt-get update -q >/dev/null && $$sudo apt-get install -y -q chromium >/dev/null; }; }
 
 # the peer spellcheckers of bench/peers.py, on top of the test install
 $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml

@@ -1,7 +1,7 @@
 """`academie serve`: the real command, a real Datasette process, real HTTP.
 
-The server is started on a free port with the database the session built (conftest's
-``built_db``), and always stopped at teardown. Nothing here depends on
+The server is conftest's ``server``: `academie serve` on a free port with the database
+the session built, stopped at teardown. Nothing here depends on
 schema/metadata.yml: `serve` passes it to Datasette only when it exists.
 """
 
@@ -9,69 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import socket
-import subprocess
-import sys
-import time
 import unicodedata
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-STARTUP_TIMEOUT = 20.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(base: str, path: str):
     with urllib.request.urlopen(base + path, timeout=10) as r:
         assert r.status == 200
         return json.loads(r.read().decode("utf-8"))
-
-
-@pytest.fixture(scope="module")
-def server(built_db, tmp_path_factory):
-    """(base URL, port, database name, sha256 of the database before serving)."""
-    before = hashlib.sha256(built_db.read_bytes()).hexdigest()
-    port = free_port()
-    log = tmp_path_factory.mktemp("serve") / "serve.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pipeline.cli", "serve", "--db", str(built_db), "--port", str(port)],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONUTF8": "1"},
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"academie serve exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
-            try:
-                with urllib.request.urlopen(base + "/-/versions.json", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"academie serve not up after {STARTUP_TIMEOUT:.0f} s:\n{log.read_text(errors='replace')}")
-            time.sleep(0.1)
-        yield base, port, built_db.stem, before
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_database_is_served_immutable(server, built_db):

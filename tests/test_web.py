@@ -1,0 +1,265 @@
+"""The reading room over real HTTP: conftest's ``server`` is `academie serve` (a real
+Datasette process with the plugin in pipeline/web) on the database the session built.
+Every page is read twice, as HTML and as JSON, the way a person and a program would."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from urllib.parse import unquote, urlencode
+
+import pytest
+
+from pipeline.web import citation_text, fts_query, short_title
+
+
+
+
+def fetch(base: str, path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(base + path, timeout=10) as r:
+            return r.status, r.read().decode("utf-8")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8")
+
+
+def html(base: str, path: str) -> str:
+    status, body = fetch(base, path)
+    assert status == 200, (path, body[:300])
+    return body
+
+
+def data(base: str, path: str) -> dict:
+    status, body = fetch(base, path)
+    assert status == 200, (path, body[:300])
+    return json.loads(body)
+
+
+def search(base: str, **params) -> list[dict]:
+    return data(base, "/search.json?" + urlencode(params))["results"]
+
+
+# -- home --------------------------------------------------------------------------------------
+
+def test_home_lists_editions_chapters_and_games_with_counts(server, db):
+    base = server[0]
+    home = data(base, "/index.json")
+    assert [e["id"] for e in home["editions"]] == ["adj", "aduj", "unknown"]
+    chapters = [c for e in home["editions"] for c in e["chapters"]]
+    assert sorted(c["source_file"] for c in chapters) == sorted(
+        r[0] for r in db.execute("SELECT source_file FROM chapters"))
+    whist = [g for c in chapters for g in c["games"] if g["game"] == "whist"]
+    assert [(g["name"], g["articles"]) for g in whist] == [("Whist", 24)]
+    assert home["totals"]["articles"] == db.execute("SELECT count(*) FROM passages WHERE kind = 'article'").fetchone()[0]
+    page = html(base, "/")
+    assert '<form class="search" action="/search"' in page
+    assert '<a href="/game/whist">Whist</a>' in page
+
+
+def links(page: str, prefix: str) -> set[str]:
+    return set(re.findall(r'href="(' + re.escape(prefix) + r'[^"#?]*)', page))
+
+
+def test_every_article_is_two_links_from_home(server, db):
+    base = server[0]
+    reached: set[str] = set()
+    for game in links(html(base, "/"), "/game/"):
+        reached |= {unquote(href[len("/cite/"):]) for href in links(html(base, game), "/cite/")}
+    articles = {r[0] for r in db.execute("SELECT citation FROM passages WHERE kind = 'article' AND game IS NOT NULL")}
+    assert articles and articles <= reached
+    # articles of no known game are two links away through their chapter
+    for cid, citation in db.execute("SELECT chapter_id, citation FROM passages WHERE kind = 'article' AND game IS NULL"):
+        assert f"/chapter/{cid}" in links(html(base, "/"), "/chapter/")
+        assert "/cite/" + citation in {unquote(h) for h in links(html(base, f"/chapter/{cid}"), "/cite/")}
+
+
+# -- citation page ---------------------------------------------------------------------------
+
+def test_citation_page_answers_as_json_for_programs(server):
+    cite = data(server[0], "/cite/aduj:whist.13.json")
+    assert (cite["p"]["citation"], cite["p"]["number"], cite["p"]["page"], cite["p"]["game"]) == (
+        "aduj:whist.13", 13, 407, "whist")
+    assert cite["citation_text"] == "Académie universelle des jeux, Whist, art. 13, p. 407 [aduj:whist.13]"
+    assert (cite["previous"], cite["next"]) == ("aduj:whist.12", "aduj:whist.14")
+    assert cite["url"].endswith("/cite/aduj:whist.13")
+    assert "  pages = {407}," in cite["bibtex"].splitlines()
+    assert cite["bibtex"].startswith("@incollection{aduj_whist_13,")
+    assert cite["rule"]["stub_function"] and "def " in cite["rule"]["stub_source"]
+    # its corrections, raw and clean, as the corrections table has them
+    assert ("caries", "cartes") in {(c["before"], c["after"]) for c in cite["corrections"]}
+    assert cite["p"]["text_raw"].startswith("i3. Personne")
+    assert cite["p"]["text_clean"].startswith("13. Personne")
+
+
+def test_citation_page_shows_text_raw_corrections_rule_and_citation_to_copy(server):
+    page = html(server[0], "/cite/aduj:whist.13")
+    assert '<h1 id="citation">aduj:whist.13</h1>' in page
+    assert 'value="Académie universelle des jeux, Whist, art. 13, p. 407 [aduj:whist.13]"' in page
+    assert '<mark class="fix" tabindex="0" title="OCR: &#39;caries&#39;' in page
+    assert 'data-raw="caries">cartes</mark>' in page
+    assert '<pre class="raw" id="raw-text">i3. Personne' in page
+    assert '<span class="part modality"' in page
+    assert 'href="/cite/aduj:whist.12" rel="prev"' in page and 'href="/cite/aduj:whist.14" rel="next"' in page
+    assert 'href="/chapter/' in page and '#whist.13">in its chapter</a>' in page
+
+
+def test_a_disagreement_between_text_and_code_is_shown_where_it_is_cited(server, db):
+    (citation,) = db.execute("SELECT citation FROM checks WHERE agrees = 0").fetchone()
+    page = html(server[0], "/cite/" + citation)
+    assert '<span class="disagree">they disagree</span>' in page
+
+
+def test_unknown_citation_is_a_404_naming_near_citations(server):
+    status, page = fetch(server[0], "/cite/aduj:whist.99")
+    assert status == 404
+    assert "No passage is cited aduj:whist.99" in page
+    assert '<a href="/cite/aduj:whist.13">aduj:whist.13</a>' in page
+
+
+def test_cite_command_prints_the_reading_room_url(built_db):
+    from click.testing import CliRunner
+
+    from pipeline.cli import cli
+
+    result = CliRunner().invoke(cli, ["cite", "Whist, art. 13", "--db", str(built_db), "--url"])
+    assert result.exit_code == 0, result.output
+    assert result.output == "http://127.0.0.1:8001/cite/aduj:whist.13\n"
+    result = CliRunner().invoke(cli, ["cite", "whist 13", "--db", str(built_db), "--url", "--base", "https://example.org/"])
+    assert result.output == "https://example.org/cite/aduj:whist.13\n"
+
+
+# -- chapter reading view ----------------------------------------------------------------------
+
+def whist_chapter(db) -> int:
+    return db.execute("SELECT chapter_id FROM passages WHERE citation = 'aduj:whist.13'").fetchone()[0]
+
+
+def test_chapter_view_has_pages_in_the_margin_anchors_and_marked_corrections(server, db):
+    cid = whist_chapter(db)
+    page = html(server[0], f"/chapter/{cid}")
+    # every printed page is marked once: in the margin between passages, or inline
+    # where the page turns inside a passage
+    first, last = db.execute("SELECT min(page), max(page) FROM passages WHERE chapter_id = ?", [cid]).fetchone()
+    for number in range(first, last + 1):
+        margin = page.count(f'<div class="pagemark" id="page-{number}"><span>p. {number}</span></div>')
+        inline = page.count(f'<span class="pb" role="note" aria-label="page break">p. {number}</span>')
+        assert margin + inline == 1, (number, margin, inline)
+    assert '<p class="passage article" id="whist.13">' in page
+    assert page.count('<mark class="fix" tabindex="0"') == db.execute(
+        """SELECT count(*) FROM corrections k JOIN passages p ON p.id = k.passage_id
+           WHERE p.chapter_id = ? AND k.rule NOT LIKE 'layout.%' AND k.rule != 'clean.spacing'""", [cid]).fetchone()[0]
+    assert 'id="show-raw"' in page
+
+
+def test_chapter_view_switches_to_the_raw_ocr_and_back(server, db):
+    cid = whist_chapter(db)
+    clean = data(server[0], f"/chapter/{cid}.json")
+    assert "raw_text" not in clean["chapter"]
+    assert "".join(p["text_clean"] for p in clean["passages"]) == "".join(
+        r[0] for r in db.execute("SELECT text_clean FROM passages WHERE chapter_id = ? ORDER BY seq", [cid]))
+    raw = data(server[0], f"/chapter/{cid}.json?raw=1")
+    assert raw["chapter"]["raw_text"] == db.execute("SELECT raw_text FROM chapters WHERE id = ?", [cid]).fetchone()[0]
+    page = html(server[0], f"/chapter/{cid}?raw=1")
+    assert '<pre class="raw" id="raw-text">' in page and f'<a href="/chapter/{cid}" id="show-clean">' in page
+
+
+def test_chapters_link_to_their_neighbours(server, db):
+    ids = [c["id"] for e in data(server[0], "/index.json")["editions"] for c in e["chapters"]]
+    assert sorted(ids) == sorted(r[0] for r in db.execute("SELECT id FROM chapters"))
+    for k, cid in enumerate(ids):
+        ch = data(server[0], f"/chapter/{cid}.json")
+        assert ch["previous"] == (ids[k - 1] if k else None)
+        assert ch["next"] == (ids[k + 1] if k + 1 < len(ids) else None)
+    assert fetch(server[0], "/chapter/999999")[0] == 404
+
+
+# -- game page ---------------------------------------------------------------------------------
+
+def test_game_page_gathers_a_game_across_chapters(server, db):
+    game = data(server[0], "/game/hombre.json")
+    assert [p["citation"] for p in game["passages"]] == [
+        r[0] for r in db.execute(
+            "SELECT citation FROM passages p JOIN chapters c ON c.id = p.chapter_id "
+            "WHERE game = 'hombre' ORDER BY c.edition_id, p.chapter_id, p.seq")]
+    assert [p["number"] for p in game["passages"] if p["kind"] == "article"] == list(range(50, 79))
+    assert fetch(server[0], "/game/no-such-game")[0] == 404
+
+
+# -- search ------------------------------------------------------------------------------------
+
+def test_search_ranks_hits_with_snippets_and_citations(server):
+    hits = search(server[0], q="renonce")
+    assert hits and all(h["url"] == "/cite/" + h["citation"] for h in hits)
+    assert all("renonce" in h["snippet"].lower() for h in hits[:3])
+    page = html(server[0], "/search?q=renonce")
+    assert "<mark>renonce</mark>" in page.lower()
+    assert f'<a class="hit" href="/cite/{hits[0]["citation"]}">' in page
+
+
+def test_search_finds_damaged_accented_and_period_spelled_passages(server, db):
+    def raw_of(citation):
+        return db.execute("SELECT text_raw, text_clean FROM passages WHERE citation = ?", [citation]).fetchone()
+
+    # 'bande' finds passages whose OCR reads 'Lande'
+    assert any("Lande" in raw_of(h["citation"])[0] for h in search(server[0], q="bande"))
+    # 'regle' finds 'règle'
+    assert any("règle" in raw_of(h["citation"])[1] for h in search(server[0], q="regle"))
+    # 'avait' finds the period spelling 'avoit'
+    assert any("avoit" in raw_of(h["citation"])[1] for h in search(server[0], q="avait"))
+    # a word only the raw OCR has still finds its passage
+    assert "aduj:whist.13" in [h["citation"] for h in search(server[0], q="caries")]
+
+
+def test_search_filters_by_game_kind_and_edition(server):
+    hits = search(server[0], q="joueur", game="whist", kind="article", edition="aduj")
+    assert hits
+    assert {(h["game"], h["kind"], h["edition_id"]) for h in hits} == {("whist", "article", "aduj")}
+    assert search(server[0], q="joueur", game="whist", edition="adj") == []
+
+
+@pytest.mark.parametrize("q", ['l\'as "', "AND OR (", "NEAR(", "*", "qu''il -x"])
+def test_any_query_is_a_valid_search(server, q):
+    assert fetch(server[0], "/search?" + urlencode({"q": q}))[0] == 200
+
+
+def test_fts_query_quotes_each_word():
+    assert fts_query('l\'as "pique" OR') == '"l\'as" "pique" "OR"'
+    assert fts_query("   ") == ""
+
+
+def test_citation_text_names_book_game_article_and_page():
+    p = {"edition_title": "Académie universelle des jeux … et un traité", "game_name": "Whist", "kind": "article",
+         "number": 13, "page": 407, "citation": "aduj:whist.13"}
+    assert citation_text(p) == "Académie universelle des jeux, Whist, art. 13, p. 407 [aduj:whist.13]"
+    assert citation_text({**p, "kind": "paragraph", "number": None, "game_name": None, "page": None,
+                          "citation": "unknown:ch51.u2"}) == "Académie universelle des jeux [unknown:ch51.u2]"
+    assert short_title("Académie des jeux: contenant les principaux jeux") == "Académie des jeux"
+
+
+# -- safety ------------------------------------------------------------------------------------
+
+def test_planted_markup_renders_as_text_on_every_page(planted_server):
+    base = planted_server
+    cite = data(base, "/search.json?q=planted")["results"][0]["citation"]
+    pages = {
+        "chapter": html(base, "/chapter/1"),
+        "raw chapter": html(base, "/chapter/1?raw=1"),
+        "citation": html(base, "/cite/" + cite),
+        "game": html(base, "/game/" + cite.split(":")[1].split(".")[0]),
+        "search": html(base, "/search?q=planted"),
+        "home": html(base, "/"),
+    }
+    for name, page in pages.items():
+        assert "<script>alert" not in page, name
+        assert "<img src=x" not in page, name
+        assert "<|ue" not in page, name
+    for name in ("chapter", "raw chapter", "game"):
+        assert "&lt;script&gt;alert(" in pages[name], name
+        assert "&lt;img src=x onerror=alert(2)&gt;" in pages[name], name
+    assert "&lt;script&gt;alert(&#34;planted&#34;)&lt;/script&gt;" in pages["citation"]
+    assert "&lt;|ue &gt;^ «[" in pages["raw chapter"]
+    # and a program reading the JSON gets the text exactly as the book has it
+    found = data(base, "/cite/" + cite + ".json")
+    assert '<script>alert("planted")</script>' in found["p"]["text_raw"]
