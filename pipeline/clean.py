@@ -339,9 +339,11 @@ def _non_overlapping(edits: list[Edit]) -> list[Edit]:
     return out
 
 
-def chapter_context(text: str, res: Resources, source_file: str | None = None) -> CleanContext:
-    """The context a chapter is cleaned in: the book's word counts, and whether the
-    chapter was printed with the long s."""
+def chapter_context(text: str, res: Resources, source_file: str | None = None,
+                    games: Iterable[str] = ()) -> CleanContext:
+    """The context a chapter is cleaned in: the book's word counts, whether the chapter
+    was printed with the long s, and the terms of what it is about: the families of
+    games its words belong to, and the names of the GAMES (slugs) its running heads name."""
     counts = res.book_counts(source_file, text)
     own = book_counts([text])
     long_s = is_long_s_printing(text, res.lexicon)
@@ -350,11 +352,24 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None) -
             if "f" in w:
                 own[w.replace("f", "s")] += n
     domain = Domain.default()
-    return CleanContext(res, BookContext(counts, long_s, domain.terms_of(own), domain.bonus))
+    terms = domain.terms_of(own) | _name_words(res, games)
+    return CleanContext(res, BookContext(counts, long_s, terms, domain.bonus))
+
+
+def _name_words(res: Resources, games: Iterable[str]) -> frozenset[str]:
+    """The words that name these games ('hombre', 'ombre' for l'hombre): in a chapter
+    about a game, its name is far likelier than in French at large."""
+    words: set[str] = set()
+    for slug in games:
+        entry = res.catalogue.get(slug)
+        for name in (entry.name, *entry.spellings) if entry else ():
+            words.update(w for w in regex.split(r"[\s'’-]+", name.lower()) if len(w) > 3)
+    return frozenset(words)
 
 
 def clean(layout: Layout, res: Resources) -> Layout:
-    ctx = chapter_context(layout.chapter.text, res, layout.chapter.source_file)
+    games = sorted({p.head_game for p in layout.pages if p.head_game})
+    ctx = chapter_context(layout.chapter.text, res, layout.chapter.source_file, games)
     blocks = []
     for b in layout.blocks:
         ctx.suggestions = []

@@ -168,3 +168,20 @@ def test_explain_and_eval_commands(built_db):
     assert float(total[4].rstrip("%")) >= 60.0  # CER reduction
     assert proc.stdout.count("\n") == 5
     assert run_cli("explain", "aduj:whist.99", "--db", built_db).stderr.startswith("error: no passage cited 'aduj:whist.99'")
+
+
+def test_the_game_a_chapter_is_about_makes_its_name_likelier(res):
+    from pipeline.clean import chapter_context, clean_text
+    from pipeline.text import MappedText
+
+    text = "Au piqnet, celui qui a la main joue le premier."
+
+    def cleaned(games):
+        ctx = chapter_context(text, res, None, games)
+        return clean_text(MappedText.from_raw(text, 0, len(text)), ctx).text, [
+            (s.before, s.suggestion) for s in ctx.suggestions]
+
+    # running heads naming piquet: the game's name is read
+    assert cleaned(("piquet",)) == ("Au piquet, celui qui a la main joue le premier.", [])
+    # elsewhere the same reading is only suggested
+    assert cleaned(()) == (text, [("piqnet", "piquet")])
