@@ -68,7 +68,7 @@ def test_home_to_whist_13_in_two_clicks_then_copy_its_citation(page: Page):
     page.locator("#copy-citation").click()
     expect(page.locator("#copy-citation")).to_have_text("Copied")
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied == "Académie universelle des jeux, Whist, art. 13, p. 407 [aduj:whist.13]"
+    assert copied == "Académie universelle des jeux, Whist, art. 13, p. 407"
 
 
 def test_search_renonce_and_open_a_hit(page: Page):
@@ -139,7 +139,7 @@ def test_reading_works_without_javascript(browser: Browser, server):
     page.get_by_role("link", name="aduj:hombre.73", exact=True).click()
     expect(page.locator("h1#citation")).to_have_text("aduj:hombre.73")
     expect(page.locator("#citation-text")).to_have_value(
-        "Académie universelle des jeux, Hombre, art. 73, p. 163 [aduj:hombre.73]")
+        "Académie universelle des jeux, Hombre, art. 73, p. 163")
     page.get_by_role("link", name="in its chapter").click()
     page.locator("#show-raw").click()
     expect(page.locator("#raw-text")).to_be_visible()

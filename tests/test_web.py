@@ -81,10 +81,11 @@ def test_citation_page_answers_as_json_for_programs(server):
     cite = data(server[0], "/cite/aduj:whist.13.json")
     assert (cite["p"]["citation"], cite["p"]["number"], cite["p"]["page"], cite["p"]["game"]) == (
         "aduj:whist.13", 13, 407, "whist")
-    assert cite["citation_text"] == "Académie universelle des jeux, Whist, art. 13, p. 407 [aduj:whist.13]"
+    assert cite["citation_text"] == "Académie universelle des jeux, Whist, art. 13, p. 407"
     assert (cite["previous"], cite["next"]) == ("aduj:whist.12", "aduj:whist.14")
     assert cite["url"].endswith("/cite/aduj:whist.13")
     assert "  pages = {407}," in cite["bibtex"].splitlines()
+    assert "  title = {Whist, art. 13}," in cite["bibtex"].splitlines()
     assert cite["bibtex"].startswith("@incollection{aduj_whist_13,")
     assert cite["rule"]["stub_function"] and "def " in cite["rule"]["stub_source"]
     # its corrections, raw and clean, as the corrections table has them
@@ -96,7 +97,7 @@ def test_citation_page_answers_as_json_for_programs(server):
 def test_citation_page_shows_text_raw_corrections_rule_and_citation_to_copy(server):
     page = html(server[0], "/cite/aduj:whist.13")
     assert '<h1 id="citation">aduj:whist.13</h1>' in page
-    assert 'value="Académie universelle des jeux, Whist, art. 13, p. 407 [aduj:whist.13]"' in page
+    assert 'value="Académie universelle des jeux, Whist, art. 13, p. 407"' in page
     assert '<mark class="fix" tabindex="0" title="OCR: &#39;caries&#39;' in page
     assert 'data-raw="caries">cartes</mark>' in page
     assert '<pre class="raw" id="raw-text">i3. Personne' in page
@@ -232,9 +233,10 @@ def test_fts_query_quotes_each_word():
 def test_citation_text_names_book_game_article_and_page():
     p = {"edition_title": "Académie universelle des jeux … et un traité", "game_name": "Whist", "kind": "article",
          "number": 13, "page": 407, "citation": "aduj:whist.13"}
-    assert citation_text(p) == "Académie universelle des jeux, Whist, art. 13, p. 407 [aduj:whist.13]"
+    assert citation_text(p) == "Académie universelle des jeux, Whist, art. 13, p. 407"
     assert citation_text({**p, "kind": "paragraph", "number": None, "game_name": None, "page": None,
-                          "citation": "unknown:ch51.u2"}) == "Académie universelle des jeux [unknown:ch51.u2]"
+                          "citation": "unknown:ch51.u2"}) == "Académie universelle des jeux, unknown:ch51.u2"
+    assert citation_text({**p, "kind": "paragraph", "number": None}) == "Académie universelle des jeux, Whist, p. 407"
     assert short_title("Académie des jeux: contenant les principaux jeux") == "Académie des jeux"
 
 

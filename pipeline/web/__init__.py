@@ -81,22 +81,28 @@ def chapter_heading(c: dict) -> str:
 
 
 def citation_text(p: dict) -> str:
-    """'Académie universelle des jeux, Whist, art. 13, p. 407'."""
-    parts = [short_title(p["edition_title"])]
-    if p.get("game_name"):
-        parts.append(p["game_name"])
+    """'Académie universelle des jeux, Whist, art. 13, p. 407': book, game, article and
+    page, as a historian cites; a passage with neither number nor page is named by
+    its citation instead."""
+    return ", ".join([short_title(p["edition_title"]), *_locators(p)])
+
+
+def _locators(p: dict) -> list[str]:
+    out = [p["game_name"]] if p.get("game_name") else []
     if p["kind"] == "article" and p["number"] is not None:
-        parts.append(f"art. {p['number']}")
+        out.append(f"art. {p['number']}")
     elif p["kind"] == "section" and p["number"] is not None:
-        parts.append(f"§ {p['number']}")
+        out.append(f"§ {p['number']}")
     if p["page"] is not None:
-        parts.append(f"p. {p['page']}")
-    return ", ".join(parts) + f" [{p['citation']}]"
+        out.append(f"p. {p['page']}")
+    elif not out or p["number"] is None:
+        out.append(p["citation"])
+    return out
 
 
 def bibtex(p: dict, base: str) -> str:
     key = "".join(c if c.isalnum() else "_" for c in p["citation"])
-    title = citation_text(p).rsplit(" [", 1)[0].split(", ", 1)[-1]
+    title = ", ".join(part for part in _locators(p) if not part.startswith("p. "))  # the page has its own field
     lines = [
         f"@incollection{{{key},",
         f"  title = {{{title}}},",
