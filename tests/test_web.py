@@ -154,6 +154,16 @@ def test_chapter_view_has_pages_in_the_margin_anchors_and_marked_corrections(ser
     assert 'id="show-raw"' in page
 
 
+def test_footnotes_and_their_calls_link_to_each_other(server, db):
+    notes = db.execute("SELECT chapter_id, citation, note_for FROM passages WHERE kind = 'footnote'").fetchall()
+    assert notes
+    for cid, note, called_from in notes:
+        page = html(server[0], f"/chapter/{cid}")
+        anchor, call = note.split(":", 1)[1], called_from.split(":", 1)[1]
+        assert f'<p class="passage footnote" id="{anchor}"><a class="call" href="#{call}" title="back to the call">' in page
+        assert f'<a class="call" href="#{anchor}" title="the footnote">note (1)</a>' in page
+
+
 def test_chapter_view_switches_to_the_raw_ocr_and_back(server, db):
     cid = whist_chapter(db)
     clean = data(server[0], f"/chapter/{cid}.json")

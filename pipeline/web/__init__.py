@@ -215,6 +215,13 @@ async def chapter(datasette, request):
         if p["page"] is not None:
             last_page = p["page"] + sum("layout.page_break" in k["rule"] for k in own)
         p["anchor"] = p["citation"].split(":", 1)[1]
+    notes: dict[str, list[dict]] = {}
+    for p in passages:
+        if p["note_for"]:
+            notes.setdefault(p["note_for"], []).append({"anchor": p["anchor"], "label": p["text_clean"][:3]})
+            p["called_from"] = p["note_for"].split(":", 1)[1]
+    for p in passages:
+        p["notes"] = notes.get(p["citation"], [])
     neighbours = await _rows(datasette, "SELECT id FROM chapters ORDER BY edition_id, coalesce(number, 1000000), source_file")
     ids = [r["id"] for r in neighbours]
     k = ids.index(cid)
