@@ -114,6 +114,12 @@ def bibtex(p: dict, base: str) -> str:
     return "\n".join(lines)
 
 
+def is_layout(rule: str) -> bool:
+    """Edits of the page, not of the words (joins, page breaks, spacing): kept in the
+    corrections table, not marked in the reading text."""
+    return rule.startswith("layout.") or rule == "clean.spacing"
+
+
 def marked_text(text: str, corrections: list[dict], page: int | None) -> Markup:
     """The clean text with each correction marked (its raw form on hover or focus),
     and the printed page where the passage crosses a page break."""
@@ -129,7 +135,7 @@ def marked_text(text: str, corrections: list[dict], page: int | None) -> Markup:
             label = f"p. {pages}" if pages is not None else "page"
             out.append(Markup('<span class="pb" role="note" aria-label="page break">{}</span>').format(label))
             out.append(escape(text[a:b]))
-        elif rule.startswith("layout.") or rule == "clean.spacing":
+        elif is_layout(rule):
             out.append(escape(text[a:b]))
         else:
             shown = text[a:b] or "·"
@@ -266,8 +272,8 @@ async def cite(datasette, request):
         "p": p,
         "text_html": marked_text(p["text_clean"], corrections, p["page"]),
         "parts_html": highlighted_parts(p["text_clean"], rule),
-        "corrections": [c for c in corrections if not c["rule"].startswith("layout.") and c["rule"] != "clean.spacing"],
-        "layout_edits": sum(1 for c in corrections if c["rule"].startswith("layout.") or c["rule"] == "clean.spacing"),
+        "corrections": [c for c in corrections if not is_layout(c["rule"])],
+        "layout_edits": sum(1 for c in corrections if is_layout(c["rule"])),
         "suggestions": suggestions,
         "rule": {**rule, "consequences": json.loads(rule["consequences"])} if rule else None,
         "checks": checks,
