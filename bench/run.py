@@ -6,7 +6,8 @@ copies get the same editions):
 
 - per stage (ingest, layout, clean, segment), in-process, single process (jobs=1),
   warm: seconds and characters per second, start-up excluded;
-- citations and publish (writing the SQLite database), in-process, warm;
+- citations, link (the rules, with spaCy) and publish (writing the SQLite database),
+  in-process, warm;
 - the whole build as users run it, `academie build --corpus DIR --db X -q`, as a
   subprocess (wall time, start-up included) and its peak memory (max RSS);
 - the start-up alone: what `academie build` does before it reads the first chapter;
@@ -38,18 +39,20 @@ import time
 import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
-from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 OUT = ROOT / "bench" / "out" / "latest.json"
 
 import pipeline.build as pb  # noqa: E402  (the installed project, editable)
-from pipeline.build import StageTimes, chapter_files, process_chapter_timed  # noqa: E402
+from pipeline.build import CHAPTER_STAGES, CORPUS_STAGES, StageTimes, process_chapter  # noqa: E402
+from pipeline.clean.book import corpus_counts, corrector  # noqa: E402
+from pipeline.corpus import chapter_files  # noqa: E402
 from pipeline.ingest import ingest  # noqa: E402
+from pipeline.publish.write import publish as write_database  # noqa: E402
 from pipeline.resources import Resources  # noqa: E402
 
-STAGES = ("ingest", "layout", "clean", "segment")
+STAGES = tuple(s.name for s in CHAPTER_STAGES)  # per chapter; then CORPUS_STAGES, once
 TARGET_MBPS = 1.0  # ingest+layout+segment, MB/s (1 MB = 1e6 characters)
 TARGET_SCALING = 55.0  # (50× build − start-up) / (1× build − start-up), at most
 TARGET_CITE_S = 0.3  # `academie cite` latency, less than
@@ -83,10 +86,11 @@ STARTUP = r"""
 import sys
 from pipeline.cli import cli
 import rich.console, rich.progress
-from pipeline.build import build, chapter_files
+from pipeline.build import build
+from pipeline.clean.book import corpus_counts, corrector
 from pipeline.resources import Resources
 r = Resources(sys.argv[1])
-r.catalogue; r.lexicon; r.digits; r.vocabulary; r.corrector.index; r.book_counts(None, "")
+r.catalogue; r.lexicon; r.digits; r.vocabulary; corrector(r).index; corpus_counts(r)
 """
 
 
@@ -140,90 +144,48 @@ def corpus_chars(corpus: Path) -> tuple[int, int, int]:
 # --------------------------------------------------------------------------- in-process
 
 
-class _Probe:
-    """Instruments pipeline.build.build() without changing it: chapters go through
-    process_chapter_timed, and assign_citations / publish are timed."""
-
-    def __init__(self, res: Resources):
-        self.res = res
-        self.reset()
-
-    def reset(self) -> None:
-        self.times = StageTimes()
-        self.per_file: dict[str, StageTimes] = {}
-        self.citations = 0.0
-        self.publish = 0.0
-
-    def process_chapter(self, path, res, max_bytes=pb.DEFAULT_MAX_BYTES):
-        mine = self.per_file.setdefault(Path(path).name, StageTimes())
-        try:
-            return process_chapter_timed(path, res, mine, max_bytes)
-        finally:
-            for stage, dt in mine.seconds.items():
-                self.times.add(stage, dt)
-
-    def assign_citations(self, chapters):
-        t0 = time.perf_counter()
-        try:
-            return _ORIG_ASSIGN(chapters)
-        finally:
-            self.citations += time.perf_counter() - t0
-
-    def publish_(self, *args, **kwargs):
-        t0 = time.perf_counter()
-        try:
-            return _ORIG_PUBLISH(*args, **kwargs)
-        finally:
-            self.publish += time.perf_counter() - t0
-
-    def resources(self, games_path):
-        # the warmed instance: its lexicon, catalogue, digits and vocabulary are
-        # loaded already, so their loading (start-up) is not in any stage
-        assert Path(games_path) == self.res.games_path
-        return self.res
-
-
-_ORIG_ASSIGN = pb.assign_citations
-_ORIG_PUBLISH = pb.publish
-
-
-def _warm_resources(games: Path) -> Resources:
-    res = Resources(games)
-    res.catalogue, res.lexicon, res.digits, res.vocabulary, res.corrector.index  # noqa: B018
-    res.book_counts(None, "")
+def _warm_resources(corpus: Path) -> Resources:
+    # loaded before timing: the lexicon, catalogue, digits and vocabulary, the
+    # corrector's index and the book's counts are start-up, in no stage
+    res = Resources(corpus)
+    res.catalogue, res.lexicon, res.digits, res.vocabulary, corrector(res).index  # noqa: B018
+    corpus_counts(res)
     return res
 
 
 def measure_inprocess(corpus: Path, runs: int, tmp: Path) -> dict:
-    """`runs` instrumented build() calls after one warm-up; medians per figure."""
-    probe = _Probe(_warm_resources(corpus / "games.toml"))
+    """`runs` timed build() calls after one warm-up; medians per figure."""
+    res = _warm_resources(corpus)
     db = tmp / f"inproc-{corpus.name}.db"
     samples: list[dict] = []
+    for i in range(runs + 1):  # run 0 is the warm-up
+        times = StageTimes()
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        report = pb.build(corpus, db, jobs=1, times=times, res=res)
+        total = time.perf_counter() - t0
+        cpu = time.process_time() - c0
+        if i == 0:
+            continue
+        s = {st: times.seconds.get(st, 0.0) for st in (*STAGES, *CORPUS_STAGES)}
+        s.update(build_total=total, build_cpu=cpu)
+        s["other"] = total - sum(s[k] for k in (*STAGES, *CORPUS_STAGES))
+        samples.append(s)
     per_file: dict[str, list[dict[str, float]]] = {}
-    with mock.patch.object(pb, "process_chapter", probe.process_chapter), \
-         mock.patch.object(pb, "assign_citations", probe.assign_citations), \
-         mock.patch.object(pb, "publish", probe.publish_), \
-         mock.patch.object(pb, "Resources", probe.resources):
-        for i in range(runs + 1):  # run 0 is the warm-up
-            probe.reset()
-            t0 = time.perf_counter()
-            c0 = time.process_time()
-            report = pb.build(corpus, db, jobs=1)
-            total = time.perf_counter() - t0
-            cpu = time.process_time() - c0
-            if i == 0:
-                continue
-            s = {st: probe.times.seconds.get(st, 0.0) for st in STAGES}
-            s.update(citations=probe.citations, publish=probe.publish, build_total=total, build_cpu=cpu)
-            s["other"] = total - sum(s[k] for k in (*STAGES, "citations", "publish"))
-            samples.append(s)
-            for name, t in probe.per_file.items():
-                per_file.setdefault(name, []).append(t.seconds)
+    for _ in range(runs):
+        for f in chapter_files(corpus):
+            t = StageTimes()
+            try:
+                process_chapter(f, res, t)
+            except Exception:  # noqa: BLE001 - a bad chapter is the build's to report
+                pass
+            per_file.setdefault(f.name, []).append(t.seconds)
     med = {k: statistics.median(s[k] for s in samples) for k in samples[0]}
     med["report"] = {"chapters": report.chapters, "passages": report.passages, "articles": report.articles,
                      "warnings": len(report.warnings), "errors": len(report.errors)}
     med["samples"] = samples
-    med["per_file"] = {name: {st: statistics.median(r[st] for r in rs) for st in STAGES} for name, rs in per_file.items()}
+    med["per_file"] = {name: {st: statistics.median(r.get(st, 0.0) for r in rs) for st in STAGES}
+                       for name, rs in per_file.items()}
     return med
 
 
@@ -235,7 +197,7 @@ def measure_publish_fixed(tmp: Path, runs: int) -> float:
     out = []
     for i in range(runs + 1):
         t0 = time.perf_counter()
-        _ORIG_PUBLISH(tmp / "empty.db", eds, [], [], [])
+        write_database(tmp / "empty.db", eds, [], [], [])
         if i:
             out.append(time.perf_counter() - t0)
     return statistics.median(out)
@@ -306,15 +268,15 @@ def measure_cite(academie: str, db: Path, runs: int) -> dict:
 
 
 def profile_stages(corpus: Path, top: int = 25) -> str:
-    res = _warm_resources(corpus / "games.toml")
+    res = _warm_resources(corpus)
     files = chapter_files(corpus)
     for f in files:
-        process_chapter_timed(f, res, StageTimes())  # warm-up
+        process_chapter(f, res)  # warm-up
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(3):
         for f in files:
-            process_chapter_timed(f, res, StageTimes())
+            process_chapter(f, res)
     prof.disable()
     buf = io.StringIO()
     st = pstats.Stats(prof, stream=buf)
@@ -383,7 +345,7 @@ def main() -> int:
                 lambda: db.unlink(missing_ok=True)
 
         progress(f"start-up, academie --help, academie build 1x: warm-up + {runs1} rounds")
-        sub = measure_wrapped({"startup": ([sys.executable, "-c", STARTUP, str(CORPUS / "games.toml")], None),
+        sub = measure_wrapped({"startup": ([sys.executable, "-c", STARTUP, str(CORPUS)], None),
                                "help": ([academie, "--help"], None),
                                "1x": build_cmd("1x")}, runs1)
         progress(f"academie build {K}x: warm-up + {runsK} runs")
@@ -413,8 +375,8 @@ def main() -> int:
         st["ingest+layout+segment"] = {"seconds": ils, "chars_per_s": chars / ils, "mb_per_s": chars / ils / 1e6,
                                       "target_mb_per_s": TARGET_MBPS, "ratio_to_target": chars / ils / 1e6 / TARGET_MBPS}
         st["all_four_stages"] = {"seconds": four, "chars_per_s": chars / four}
-        st["citations"] = {"seconds": m["citations"]}
-        st["publish"] = {"seconds": m["publish"]}
+        for stage in CORPUS_STAGES:
+            st[stage] = {"seconds": m[stage]}
         st["other"] = {"seconds": m["other"]}
         st["build_in_process"] = {"seconds": m["build_total"], "cpu_seconds": m["build_cpu"]}
         results["stages"][key] = st
@@ -457,13 +419,13 @@ def main() -> int:
     print("In-process, one process (jobs=1), warm: start-up (imports, resources) excluded")
     print(f"{'':26}{'1x':>20}{f'{K}x':>20}{f'{K}x/1x':>12}")
     print(f"{'stage':26}{'seconds':>10}{'MB/s':>10}{'seconds':>10}{'MB/s':>10}{'time':>12}")
-    rows = [*STAGES, "ingest+layout+segment", "all_four_stages", "citations", "publish", "other", "build_in_process"]
+    rows = [*STAGES, "ingest+layout+segment", "all_four_stages", *CORPUS_STAGES, "other", "build_in_process"]
     for r in rows:
         a, b = results["stages"]["1x"][r], results["stages"][f"{K}x"][r]
         ra = fmt_rate(info["1x"]["chars"], a["seconds"]) if "chars_per_s" in a else ""
         rb = fmt_rate(info[f"{K}x"]["chars"], b["seconds"]) if "chars_per_s" in b else ""
         label = {"all_four_stages": "all four stages", "build_in_process": "build() total",
-                 "other": "other (manifest, report)"}.get(r, r)
+                 "link": "link (rules, spaCy)", "other": "other (manifest, report)"}.get(r, r)
         if r == "citations":
             print("-" * W)
         ratio = f"{b['seconds'] / a['seconds']:11.1f}×" if a["seconds"] > 0 else f"{'-':>12}"

@@ -1,8 +1,9 @@
 """The whole pipeline: corpus/ → build/academie.db.
 
-``process_chapter`` runs the stages on one file (a pure function of the file and the
-resources, so chapters can run in parallel); ``build`` runs it on every chapter of
-the corpus, gives each its edition and its citations, and publishes. A chapter that
+The stages are named components in ``CHAPTER_STAGES`` (run on each chapter, a pure
+function of the record before it and the resources, so chapters can run in parallel)
+and ``CORPUS_STAGES`` (run once on every chapter together), as spaCy lists the
+components of its pipeline. ``build`` runs them all and publishes; a chapter that
 cannot be read is reported, one line naming the file and the reason, and the others
 still build.
 """
@@ -10,28 +11,49 @@ still build.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator
 
-from .citations import assign_citations
 from .clean import clean
-from .corpus import Manifest
-from .ingest import DEFAULT_MAX_BYTES, ingest
+from .corpus import Manifest, chapter_files
+from .fixes import KINDS, kind_of
+from .ingest import MAX_CHAPTER_BYTES, ingest
 from .layout import layout
-from .publish import BuiltChapter, publish
-from .records import BuildReport, ChapterInfo, Diagnostic, Game, InputError, Segmented
+from .link import link
+from .link.stubs import write_package
+from .publish import publish
+from .records import BuildReport, BuiltChapter, ChapterInfo, Diagnostic, Game, InputError, Layout, Segmented
 from .resources import Resources
 from .segment import segment
-from .stubs import write_package
+from .segment.citations import assign_citations
 
 Progress = Callable[[str], None]
 
 
-def process_chapter(path: Path, res: Resources, max_bytes: int = DEFAULT_MAX_BYTES) -> Segmented:
-    raw = ingest(path, max_bytes=max_bytes)
-    return segment(clean(layout(raw, res), res), res)
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    run: Callable[[Any, Resources], Any]
+
+
+def _ingest(path: Path, res: Resources) -> Any:
+    return ingest(path, max_bytes=res.max_chapter_bytes or MAX_CHAPTER_BYTES)
+
+
+# One chapter: its file → RawChapter → Layout → Layout (cleaned) → Segmented.
+CHAPTER_STAGES: tuple[Stage, ...] = (
+    Stage("ingest", _ingest),
+    Stage("layout", layout),
+    Stage("clean", clean),
+    Stage("segment", segment),
+)
+# Then the corpus: citations (needing every chapter, so that they never depend on file
+# order), rules (link), the database (publish). Named here for the timings; ``build`` runs them.
+CORPUS_STAGES = ("citations", "link", "publish")
 
 
 @dataclass
@@ -42,44 +64,40 @@ class StageTimes:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + dt
 
 
-def process_chapter_timed(path: Path, res: Resources, times: StageTimes, max_bytes: int = DEFAULT_MAX_BYTES) -> Segmented:
-    t0 = time.perf_counter()
-    raw = ingest(path, max_bytes=max_bytes)
-    t1 = time.perf_counter()
-    lay = layout(raw, res)
-    t2 = time.perf_counter()
-    cl = clean(lay, res)
-    t3 = time.perf_counter()
-    seg = segment(cl, res)
-    t4 = time.perf_counter()
-    times.add("ingest", t1 - t0)
-    times.add("layout", t2 - t1)
-    times.add("clean", t3 - t2)
-    times.add("segment", t4 - t3)
-    return seg
+def process_chapter(path: Path, res: Resources, times: StageTimes | None = None,
+                    stages: tuple[Stage, ...] = CHAPTER_STAGES) -> Any:
+    """Run the chapter stages on one file; with ``times``, time each of them."""
+    record: Any = Path(path)
+    for stage in stages:
+        t0 = time.perf_counter()
+        record = stage.run(record, res)
+        if times is not None:
+            times.add(stage.name, time.perf_counter() - t0)
+    return record
 
 
-def chapter_files(corpus: Path) -> list[Path]:
-    """Every *.txt of the folder (any case), broken links included: they get their error."""
-    return sorted(p for p in corpus.iterdir() if p.suffix.lower() == ".txt" and not p.is_dir())
+def clean_file(path: Path, res: Resources) -> Layout:
+    """Any text file, read and cleaned as a chapter: its paragraphs, with what was done."""
+    stages = tuple(s for s in CHAPTER_STAGES if s.name != "segment")
+    return process_chapter(path, res, stages=stages)
 
 
 _WORKER_RES: Resources | None = None
 
 
-def _worker(args: tuple[str, str, int]) -> tuple[str, Segmented | None, str | None]:
+def _worker(args: tuple[str, str, int | None]) -> tuple[str, Segmented | None, str | None]:
     global _WORKER_RES
-    path, games, max_bytes = args
-    if _WORKER_RES is None or str(_WORKER_RES.games_path) != games:
-        _WORKER_RES = Resources(games)
-    return (path, *_process_or_reason(Path(path), _WORKER_RES, max_bytes))
+    path, corpus, max_bytes = args
+    if _WORKER_RES is None or str(_WORKER_RES.corpus) != corpus:
+        _WORKER_RES = Resources(corpus, max_bytes)
+    return (path, *_process_or_reason(Path(path), _WORKER_RES))
 
 
-def _process_or_reason(path: Path, res: Resources, max_bytes: int) -> tuple[Segmented | None, str | None]:
+def _process_or_reason(path: Path, res: Resources, times: StageTimes | None = None) -> tuple[Segmented | None, str | None]:
     """A chapter's result, or why it has none: a bad file, or a fault of the pipeline
     on it (named as such, so that one chapter never stops the others)."""
     try:
-        return process_chapter(path, res, max_bytes), None
+        return process_chapter(path, res, times), None
     except InputError as exc:
         return None, exc.reason
     except Exception as exc:  # noqa: BLE001 - reported per chapter, the build goes on
@@ -90,36 +108,27 @@ def build(
     corpus: Path | str,
     db_path: Path | str,
     jobs: int = 1,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_bytes: int = MAX_CHAPTER_BYTES,
     progress: Progress | None = None,
+    times: StageTimes | None = None,
+    res: Resources | None = None,
 ) -> BuildReport:
+    """Build the database from the corpus. With ``times`` (and one job), every stage is
+    timed; ``res`` may be given already loaded (the benchmark does)."""
     corpus = Path(corpus)
     report = BuildReport()
     if not corpus.is_dir():
         raise InputError(str(corpus), "corpus folder not found")
     manifest = Manifest.load(corpus / "manifest.toml")
-    games_path = corpus / "games.toml"
-    if not games_path.exists():
+    res = res or Resources(corpus, max_bytes)
+    if not res.games_path.exists():
         report.diagnostics.append(Diagnostic(
-            games_path.name, "warning", "no list of games in the corpus: games are named by their headings only"))
-    res = Resources(games_path)
+            res.games_path.name, "warning", "no list of games in the corpus: games are named by their headings only"))
     files = chapter_files(corpus)
     if not files:
         raise InputError(str(corpus), "no chapter files (*.txt) in the corpus folder")
 
-    results: dict[str, tuple[Segmented | None, str | None]] = {}
-    if jobs > 1 and len(files) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for path, seg, err in pool.map(_worker, [(str(f), str(games_path), max_bytes) for f in files]):
-                results[path] = (seg, err)
-                if progress:
-                    progress(Path(path).name)
-    else:
-        for f in files:
-            results[str(f)] = _process_or_reason(f, res, max_bytes)
-            if progress:
-                progress(f.name)
-
+    results = _process_all(files, res, jobs, progress, times)
     done: list[tuple[ChapterInfo, Segmented]] = []
     for f in files:
         seg, err = results[str(f)]
@@ -133,56 +142,65 @@ def build(
         report.diagnostics.extend(seg.diagnostics)
         done.append((info, seg))
 
-    # citations are given in a fixed order, so that they never depend on file order
-    done.sort(key=lambda c: (c[0].edition_id, c[0].number if c[0].number is not None else 10**6, c[0].source_file))
-    citations = assign_citations(done)
-    games: dict[str, Game] = {}
-    for info, seg in done:
-        for g in seg.games:
-            games.setdefault(g.slug, g)
-        for p in seg.layout.pages:
-            if p.head_game and p.head_game not in games:
-                games[p.head_game] = res.catalogue.game(p.head_game)
-    built = [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, citations)]
-    stubs = link(built)
-    publish(db_path, list(manifest.editions.values()), built, sorted(games.values(), key=lambda g: g.slug),
-            report.diagnostics, stubs)
-    write_package([s for s, _ in stubs.values()], Path(db_path).parent)
-
-    report.chapters = len(built)
-    report.games = len({p.game for c in built for p in c.seg.passages if p.game})
-    report.articles = sum(p.kind == "article" for c in built for p in c.seg.passages)
-    report.passages = sum(len(c.seg.passages) for c in built)
-    for c in built:
-        for p in c.seg.passages:
-            for k in p.text.corrections():
-                if k.rule.startswith("layout."):
-                    report.joins += 1
-                else:
-                    report.corrections += 1
-    report.rules = len(stubs)
+    with _timed(times, "citations"):
+        # the chapters' order, given here once: by edition, chapter number (unnumbered
+        # last), file name; chapter ids follow it, and citations never depend on file order
+        done.sort(key=lambda c: (c[0].edition_id, c[0].number is None, c[0].number or 0, c[0].source_file))
+        built = [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
+    with _timed(times, "link"):
+        stubs = link(built)
+    with _timed(times, "publish"):
+        publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, stubs)
+        write_package([s for s, _ in stubs.values()], Path(db_path).parent)
+    _count(report, built, stubs)
     return report
 
 
-def link(built: list[BuiltChapter]) -> dict[str, tuple]:
-    """Stage 6: every article's structure and stub, citation → (Stub, RuleRecord).
-    The only stage that loads spaCy, once per build."""
-    from . import encoded  # noqa: F401  (registers the hand encodings)
-    from .model import ENCODED
-    from .rules import Extractor
-    from .stubs import make_stub
-
-    # every article, and every paragraph of a game that states a norm
-    candidates = [(p, cite) for c in built for p, cite in zip(c.seg.passages, c.citations)
-                  if p.kind == "article" or (p.kind == "paragraph" and p.game)]
-    if not candidates:
-        return {}
-    records = Extractor().extract_many([p for p, _ in candidates])
-    return {
-        cite: (make_stub(cite, p.page, p.text.text, rec, cite in ENCODED), rec)
-        for (p, cite), rec in zip(candidates, records)
-        if p.kind == "article" or rec.modality in NORMATIVE
-    }
+def _process_all(files: list[Path], res: Resources, jobs: int, progress: Progress | None,
+                 times: StageTimes | None) -> dict[str, tuple[Segmented | None, str | None]]:
+    results: dict[str, tuple[Segmented | None, str | None]] = {}
+    if jobs > 1 and len(files) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            args = [(str(f), str(res.corpus), res.max_chapter_bytes) for f in files]
+            for path, seg, err in pool.map(_worker, args):
+                results[path] = (seg, err)
+                if progress:
+                    progress(Path(path).name)
+    else:
+        for f in files:
+            results[str(f)] = _process_or_reason(f, res, times)
+            if progress:
+                progress(f.name)
+    return results
 
 
-NORMATIVE = ("obligation", "prohibition", "permission", "penalty", "scoring")
+def _games(built: list[BuiltChapter], res: Resources) -> list[Game]:
+    """Every game a passage or a running head names, by slug."""
+    games: dict[str, Game] = {}
+    for c in built:
+        for g in c.seg.games:
+            games.setdefault(g.slug, g)
+        for p in c.seg.layout.pages:
+            if p.head_game and p.head_game not in games:
+                games[p.head_game] = res.catalogue.game(p.head_game)
+    return sorted(games.values(), key=lambda g: g.slug)
+
+
+def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict) -> None:
+    passages = [p for c in built for p in c.seg.passages]
+    report.chapters = len(built)
+    report.games = len({p.game for p in passages if p.game})
+    report.articles = sum(p.kind == "article" for p in passages)
+    report.passages = len(passages)
+    kinds = Counter(kind_of(k.fix) for p in passages for k in p.text.corrections())
+    report.corrections = {kind: kinds[kind] for kind in KINDS if kinds[kind]}
+    report.rules = len(stubs)
+
+
+@contextmanager
+def _timed(times: StageTimes | None, stage: str) -> Iterator[None]:
+    """Time a block into ``times`` under ``stage``, if timing."""
+    t0 = time.perf_counter()
+    yield
+    if times is not None:
+        times.add(stage, time.perf_counter() - t0)

@@ -14,13 +14,15 @@ from pathlib import Path
 
 import click
 
+from .ingest import MAX_CHAPTER_BYTES
+
 DEFAULT_DB = "build/academie.db"
 
 
 def _read_db(db: Path, query, *args):
     """Run a query function of pipeline.lookup on the database; a reference that names
     nothing is one error line and exit code 1."""
-    from .lookup import LookupError_, connect
+    from .publish.lookup import LookupError_, connect
 
     try:
         return query(connect(db), *args)
@@ -43,14 +45,15 @@ def cli():
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path),
               help="Database to write (replaced only when the build is complete)")
 @click.option("--jobs", "-j", default=1, show_default=True, help="Chapters processed in parallel")
-@click.option("--max-chapter-size", default=2_000_000, show_default=True, help="Largest chapter file accepted, in bytes")
+@click.option("--max-chapter-size", default=MAX_CHAPTER_BYTES, show_default=True, help="Largest chapter file accepted, in bytes")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary")
 def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool):
     """Build the database from the corpus."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from .build import build as run_build, chapter_files
+    from .build import build as run_build
+    from .corpus import chapter_files
     from .records import InputError
 
     err = Console(stderr=True)
@@ -69,11 +72,11 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
     for d in report.diagnostics:
         if d.level == "error" or (not quiet and d.level == "warning"):
             click.echo(str(d), err=True)
+    kinds = ", ".join(f"{kind} {n}" for kind, n in report.corrections.items())
     click.echo(
         f"{db}: {report.chapters} chapters, {report.games} games, {report.articles} articles, "
-        f"{report.passages} passages, {report.corrections} corrections, {report.joins} layout joins, "
-        f"{report.rules} rules, {len(report.warnings)} warnings, "
-        f"{len(report.errors)} errors"
+        f"{report.passages} passages, {sum(report.corrections.values())} corrections ({kinds or 'none'}), "
+        f"{report.rules} rules, {len(report.warnings)} warnings, {len(report.errors)} errors"
     )
     if report.errors:
         sys.exit(1)
@@ -85,7 +88,7 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
 @click.option("--metadata", default=None, type=click.Path(path_type=Path), help="Datasette metadata (default: schema/metadata.yml)")
 def serve(db: Path, port: int, metadata: Path | None):
     """Serve the database with Datasette, read-only, on 127.0.0.1."""
-    from .publish import SCHEMA_DIR
+    from .publish.write import SCHEMA_DIR
 
     if not db.exists():
         click.echo(f"error: {db}: no database; run 'academie build' first", err=True)
@@ -108,8 +111,8 @@ def serve(db: Path, port: int, metadata: Path | None):
 @click.option("--base", default="http://127.0.0.1:8001", show_default=True, help="Where the reading room is served")
 def cite(reference: str, db: Path, as_json: bool, as_url: bool, base: str):
     """Print the passage a REFERENCE names: 'Whist, art. 13', 'whist 13', 'aduj:whist.13'."""
-    from .citations import citation_path
-    from .lookup import cite as find
+    from .segment.citations import citation_path
+    from .publish.lookup import cite as find
 
     row = _read_db(db, find, reference)
     if as_url:
@@ -135,7 +138,7 @@ def cite(reference: str, db: Path, as_json: bool, as_url: bool, base: str):
 @click.option("--json", "as_json", is_flag=True, help="Print the outline as JSON")
 def outline(db: Path, as_json: bool):
     """Chapters → games → sections and articles, with their pages."""
-    from .lookup import outline as make_outline
+    from .publish.lookup import outline as make_outline
 
     data = _read_db(db, make_outline)
     if as_json:
@@ -179,17 +182,18 @@ def _outline_lines(items: list[dict]) -> list[str]:
 
 @cli.command(name="clean")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--explain", is_flag=True, help="Print each edit: position, before → after, rule, confidence")
+@click.option("--explain", is_flag=True, help="Print each edit: position, before → after, fix, confidence")
 @click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True, type=click.Path(path_type=Path),
               help="Corpus whose games list and vocabulary inform the cleaning")
 def clean_command(file: Path, explain: bool, corpus: Path):
     """Clean any text FILE: its paragraphs, one per line, on standard output."""
-    from .clean import clean_file, line_col
+    from .build import clean_file
     from .records import InputError
     from .resources import Resources
+    from .text import line_col
 
     try:
-        lay = clean_file(file, Resources(corpus / "games.toml"))
+        lay = clean_file(file, Resources(corpus))
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -201,10 +205,10 @@ def clean_command(file: Path, explain: bool, corpus: Path):
     for block in lay.blocks:
         for c in block.text.corrections():
             line, col = line_col(raw, c.start)
-            click.echo(f"{file.name}:{line}:{col}: {c.before!r} → {c.after!r}  {c.rule} ({c.confidence:.2f})", err=True)
+            click.echo(f"{file.name}:{line}:{col}: {c.before!r} → {c.after!r}  {c.fix} ({c.confidence:.2f})", err=True)
         for sg in block.suggestions:
             line, col = line_col(raw, sg.start)
-            click.echo(f"{file.name}:{line}:{col}: {sg.before!r} ? {sg.suggestion!r}  suggested by {sg.rule} "
+            click.echo(f"{file.name}:{line}:{col}: {sg.before!r} ? {sg.suggestion!r}  suggested by {sg.fix} "
                        f"({sg.confidence:.2f}, below the threshold)", err=True)
 
 
@@ -213,7 +217,7 @@ def clean_command(file: Path, explain: bool, corpus: Path):
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 def explain(citation: str, db: Path):
     """Show a passage's raw text, its clean text, and the corrections between them."""
-    from .lookup import explain as find
+    from .publish.lookup import explain as find
 
     data = _read_db(db, find, citation)
     p = data["passage"]
@@ -226,11 +230,32 @@ def explain(citation: str, db: Path):
     click.echo(f"\ncorrections ({len(data['corrections'])}):")
     for c in data["corrections"]:
         click.echo(f"  clean {c['clean_start']:>4}  raw {c['start']:>6}  {c['before']!r} → {c['after']!r}  "
-                   f"{c['rule']} ({c['confidence']:.2f})")
+                   f"{c['fix']} ({c['confidence']:.2f})")
     if data["suggestions"]:
         click.echo(f"\nsuggestions, not applied ({len(data['suggestions'])}):")
         for sg in data["suggestions"]:
-            click.echo(f"  raw {sg['start']:>6}  {sg['before']!r} ? {sg['suggestion']!r}  {sg['rule']} ({sg['confidence']:.2f})")
+            click.echo(f"  raw {sg['start']:>6}  {sg['before']!r} ? {sg['suggestion']!r}  {sg['fix']} ({sg['confidence']:.2f})")
+    if data["fixes"]:
+        click.echo("\nfixes:")
+        for f in data["fixes"].values():
+            click.echo(f"  {f['name']:<24} {f['kind']:<10} {f['explanation']}")
+
+
+@cli.command()
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the fixes as JSON")
+def fixes(db: Path, as_json: bool):
+    """Every fix the cleaning can make: its stage, kind, explanation, and how many
+    corrections of the database it made."""
+    from .publish.lookup import fixes as list_fixes
+
+    rows = _read_db(db, list_fixes)
+    if as_json:
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    click.echo(f"{'fix':<26}{'kind':<12}{'made':>6}  explanation")
+    for f in rows:
+        click.echo(f"{f['name']:<26}{f['kind']:<12}{f['corrections']:>6}  {f['explanation']}")
 
 
 @cli.command()
@@ -242,9 +267,9 @@ def explain(citation: str, db: Path):
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 def rule(citation: str, players: str, actor: str | None, dealer: str | None, event: str, db: Path):
     """Run the rule stub of an article and print its effects."""
-    from .lookup import rule_row
-    from .model import Event, Table
-    from .stubs import load_stub
+    from .publish.lookup import rule_row
+    from .link.model import Event, Table
+    from .link.stubs import load_stub
 
     row = _read_db(db, rule_row, citation)
     names = [n.strip() for n in players.split(",") if n.strip()]
@@ -274,7 +299,7 @@ def rule(citation: str, players: str, actor: str | None, dealer: str | None, eve
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 def rules(show_status: bool, gold: Path | None, db: Path):
     """The rules of the articles: their status per game, or their score against hand labels."""
-    from .lookup import rules_status, rules_found
+    from .publish.lookup import rules_status, rules_found
 
     if gold is None or show_status:
         columns = (("articles", 9), ("paragraphs", 11), ("generated", 10), ("stub", 6), ("encoded", 9), ("tested", 8))
@@ -289,7 +314,7 @@ def rules(show_status: bool, gold: Path | None, db: Path):
     if gold is not None:
         import yaml
 
-        from .rules import score_rules
+        from .link.rules import score_rules
 
         labels = yaml.safe_load(gold.read_text(encoding="utf-8"))
         score = score_rules(_read_db(db, rules_found), labels)
@@ -308,7 +333,7 @@ def rules(show_status: bool, gold: Path | None, db: Path):
 @click.option("--broken", is_flag=True, help="List the words the cleaning broke")
 def evaluate(gold_dir: Path, db: Path, broken: bool):
     """Compare the built chapters with the hand-corrected gold files of GOLD_DIR."""
-    from .evaluate import evaluate_db
+    from .clean.evaluate import evaluate_db
 
     scores = _read_db(db, evaluate_db, gold_dir)
     if not scores:

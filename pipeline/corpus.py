@@ -14,8 +14,14 @@ from pathlib import Path
 
 import regex
 
-from .games import fold, slugify
+from .games import slugify
 from .records import ChapterInfo, Diagnostic, Edition, Header
+from .text import fold
+
+def chapter_files(corpus: Path) -> list[Path]:
+    """Every *.txt of the folder (any case), broken links included: they get their error."""
+    return sorted(p for p in corpus.iterdir() if p.suffix.lower() == ".txt" and not p.is_dir())
+
 
 UNKNOWN = Edition("unknown", "Unidentified edition", None, "Chapters whose edition is not known")
 

@@ -10,24 +10,18 @@ measured by edit distance.
 from __future__ import annotations
 
 import tomllib
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import regex
+from rapidfuzz.distance import Levenshtein
 
 from .records import Game
+from .text import fold
 
 # Glyph groups the OCR makes of one capital letter in running heads.
 _HEAD_GLYPHS = [("VV", "W"), ("Vv", "W"), ("JI", "H"), ("Jl", "H"), ("Il", "H"), ("lI", "H"), ("0", "O")]
-
-
-def fold(text: str) -> str:
-    """Lower case, no accents, typographic apostrophes made plain."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    return text.replace("’", "'").replace("œ", "oe").replace("æ", "ae").lower()
 
 
 def slugify(name: str) -> str:
@@ -36,35 +30,9 @@ def slugify(name: str) -> str:
     return s or "game"
 
 
-def edit_distance(a: str, b: str, limit: int | None = None) -> int:
-    """Levenshtein distance; with ``limit``, any distance above it is reported as limit + 1
-    (and found without computing the whole table)."""
-    if limit is not None and abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        best = i
-        for j, cb in enumerate(b, 1):
-            d = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            cur.append(d)
-            best = min(best, d)
-        if limit is not None and best > limit:
-            return limit + 1
-        prev = cur
-    return prev[-1] if limit is None else min(prev[-1], limit + 1)
-
-
 def similarity(a: str, b: str, floor: float = 0.0) -> float:
-    """1 − distance / longer length; 0 when it is certainly below ``floor``."""
-    if not a and not b:
-        return 1.0
-    longest = max(len(a), len(b))
-    limit = int((1.0 - floor) * longest) if floor > 0 else None
-    d = edit_distance(a, b, limit)
-    if limit is not None and d > limit:
-        return 0.0
-    return 1.0 - d / longest
+    """1 − edit distance / the longer length; 0 when below ``floor``."""
+    return Levenshtein.normalized_similarity(a, b, score_cutoff=floor)
 
 
 @dataclass(frozen=True)
@@ -78,7 +46,7 @@ class GameEntry:
 @dataclass(eq=False)  # compared by identity, so its lookups can be cached
 class Catalogue:
     entries: list[GameEntry]
-    articles: tuple[str, ...] = ("du", "de", "des", "la", "le", "les", "l'", "jeu", "d'", "au")
+    articles: tuple[str, ...] = ()  # small words before a name ('du', 'jeu de l''), folded: structure.toml
     _by_slug: dict[str, GameEntry] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -90,17 +58,17 @@ class Catalogue:
         self._spellings = [(fold(s), e.slug) for e in self.entries for s in e.spellings]
 
     @classmethod
-    def load(cls, path: Path | str) -> "Catalogue":
+    def load(cls, path: Path | str, articles: tuple[str, ...] = ()) -> "Catalogue":
         """The games a corpus lists; none if it has no list (games are then named by
         their headings only, and running heads name none)."""
         if not Path(path).exists():
-            return cls([])
+            return cls([], articles)
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         entries = [
             GameEntry(g["slug"], g["name"], tuple(g.get("spellings", ())), tuple(g.get("heads", ())))
             for g in data.get("games", [])
         ]
-        return cls(entries)
+        return cls(entries, articles)
 
     def get(self, slug: str) -> GameEntry | None:
         return self._by_slug.get(slug)
@@ -131,11 +99,11 @@ class Catalogue:
                 return frozenset(self._head_keys[k])
         if len(key) >= 4:
             near = {slug for form, slugs in self._head_keys.items() for slug in slugs
-                    if len(form) >= 3 and edit_distance(key, form, 1) <= 1}
+                    if len(form) >= 3 and Levenshtein.distance(key, form, score_cutoff=1) <= 1}
             for k in tries[1:]:
                 if len(k) >= 4:
                     near |= {slug for form, slugs in self._head_keys.items() for slug in slugs
-                             if len(form) >= 4 and edit_distance(k, form, 1) <= 1}
+                             if len(form) >= 4 and Levenshtein.distance(k, form, score_cutoff=1) <= 1}
             return frozenset(near)
         return frozenset()
 

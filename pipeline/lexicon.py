@@ -9,13 +9,11 @@ must never make a correct period word look like an error.
 from __future__ import annotations
 
 import math
-import tomllib
 from functools import lru_cache
-from importlib import resources
 
 import regex
 
-from .games import fold
+from . import data
 
 _PLAIN_WORD = regex.compile(r"^\p{L}+$")
 _ELISION = regex.compile(r"^(?:[ldjmnstc]|qu|jusqu|lorsqu|puisqu|quoiqu|quelqu)['’]", regex.I)
@@ -40,8 +38,7 @@ class Lexicon:
         import wordfreq
 
         freq = wordfreq.get_frequency_dict("fr")
-        data = tomllib.loads(resources.files("pipeline").joinpath("data/lexicon.toml").read_text(encoding="utf-8"))
-        return cls(freq, data)
+        return cls(freq, data.load("lexicon"))
 
     def zipf(self, word: str) -> float:
         w = word.lower().replace("’", "'")
@@ -141,20 +138,3 @@ class Lexicon:
         last = regex.split(r"[-']", l)[-1]
         first = r.split("-")[0]
         return last in self.hyphen_prefixes or l in self.hyphen_prefixes or first in self.hyphen_suffixes
-
-    def mend_break(self, left: str, right: str) -> tuple[str, str, float]:
-        """How to mend a word broken by a hyphen at a line end: 'left-' / 'right'.
-
-        Returns the joiner ('' to join, '-' to keep the hyphen, ' ' when the hyphen
-        was a stray mark between two words), the rule's name, and a confidence.
-        """
-        l, r = left.replace("’", "'"), right.replace("’", "'")
-        if f"{l}-{r}".lower() in self.compounds:
-            return "-", "layout.keep_hyphen", 0.95
-        if self.known(l + r, 1.0) and not self.hyphen_is_real(l, r):
-            return "", "layout.join_hyphenated", 0.95
-        if self.hyphen_is_real(l, r):
-            return "-", "layout.keep_hyphen", 0.85
-        if self.best_zipf(l) >= 3.0 and self.best_zipf(r) >= 3.0 and len(l) > 2:
-            return " ", "layout.stray_hyphen", 0.6
-        return "", "layout.join_hyphenated", 0.8

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import regex
 
 from .numbers import DIGITS, DigitModel, parse_roman
+from .text import fold
 
 _UP = r"A-ZÀ-ÖØ-ÝŒÆ"
 
@@ -76,7 +77,6 @@ def roman_marker(text: str) -> Marker | None:
 
 
 def word_article_marker(text: str, ordinal_words: dict[str, int]) -> Marker | None:
-    from .games import fold
 
     m = _WORD_ARTICLE.match(text)
     if not m:

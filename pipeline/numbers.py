@@ -12,13 +12,13 @@ neighbours: '78.' between 72 and 74 is 73.
 from __future__ import annotations
 
 import itertools
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Callable, Hashable, Sequence
 
 import regex
+
+from . import data
 
 DIGITS = "0123456789"
 
@@ -41,8 +41,7 @@ class DigitModel:
     @classmethod
     @lru_cache(maxsize=1)
     def default(cls) -> "DigitModel":
-        text = resources.files("pipeline").joinpath("data/digits.toml").read_text(encoding="utf-8")
-        return cls(tomllib.loads(text))
+        return cls(data.load("digits"))
 
     def is_glyph(self, ch: str) -> bool:
         return ch in self.glyphs or ch in self.noise or ch == " "
@@ -174,6 +173,38 @@ def parse_roman(token: str) -> int | None:
 
 
 # -- choosing a whole sequence ---------------------------------------------------------
+
+def implied_values(
+    digits: DigitModel,
+    tokens: Sequence[str | None],
+    readings: Sequence[dict[int, float]],
+    window: int,
+    max_cost: float,
+    source_max_cost: float = float("inf"),
+    apart: Callable[[int, int], bool] = lambda j, k: False,
+) -> list[dict[int, float]]:
+    """The values its neighbours imply for each token of a sequence: a neighbour ``j``
+    read as ``v`` (at a cost up to ``source_max_cost``) implies ``v + (k − j)`` at
+    ``k`` ('78' between 72 and 74 can be 73), priced as reading the token so, up to
+    ``max_cost``. A value the token already reads as is not repeated; a token that is
+    None, and neighbours ``apart`` from it (another game's numbering), imply nothing."""
+    out: list[dict[int, float]] = []
+    for k, token in enumerate(tokens):
+        found: dict[int, float] = {}
+        if token is not None:
+            for j in range(max(0, k - window), min(len(tokens), k + window + 1)):
+                if j == k or apart(j, k):
+                    continue
+                for v, c in readings[j].items():
+                    implied = v + (k - j)
+                    if c > source_max_cost or implied <= 0 or implied in readings[k] or implied in found:
+                        continue
+                    cost = digits.cost(token, implied)
+                    if cost <= max_cost:
+                        found[implied] = cost
+        out.append(found)
+    return out
+
 
 @dataclass(frozen=True)
 class Reading:

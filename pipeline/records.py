@@ -1,7 +1,8 @@
 """The typed records that flow from one stage of the pipeline to the next.
 
 ingest → ``RawChapter`` → layout → ``Layout`` → clean → ``Layout`` (blocks with
-clean edits) → segment → ``Segmented`` → publish. Each stage is a pure function of
+clean edits) → segment → ``Segmented``, per chapter; then, for the whole corpus,
+``BuiltChapter`` (with citations) → link → publish. Each stage is a pure function of
 the record before it (and of read-only resources: the games catalogue, the lexicon),
 so a stage can be tested alone and chapters processed in parallel.
 """
@@ -76,6 +77,18 @@ class Page:
     head_end: int | None = None
 
 
+def page_at(pages: tuple[Page, ...] | list[Page], offset: int) -> int:
+    """The seq of the page a raw offset falls on: the last page starting at or before
+    it (the first page, seq 0, if none does)."""
+    seq = 0
+    for p in pages:
+        if p.start <= offset:
+            seq = p.seq
+        else:
+            break
+    return seq
+
+
 @dataclass(frozen=True)
 class Furniture:
     """Raw text that is not reading text: export header and footer, running heads."""
@@ -93,7 +106,7 @@ class Block:
     text: MappedText
     page_seq: int  # the page where it starts
     footnote: int | None = None  # the note's number, for a footnote
-    suggestions: tuple = ()  # clean.Suggestion: corrections proposed below the threshold
+    suggestions: tuple = ()  # clean.Suggestion: fixes the corrector proposed below its threshold
 
 
 @dataclass(frozen=True)
@@ -105,6 +118,9 @@ class Layout:
     blocks: tuple[Block, ...]
     form: str  # 'blank-separated', 'line-per-paragraph' or 'wrapped'
     diagnostics: tuple[Diagnostic, ...] = ()
+
+    def page_at(self, offset: int) -> int:
+        return page_at(self.pages, offset)
 
 
 PassageKind = Literal["heading", "section", "paragraph", "article", "gloss", "footnote"]
@@ -123,7 +139,7 @@ class Passage:
     term: str | None = None  # glossary entries
     note: int | None = None  # footnotes: the note's number
     note_for: int | None = None  # footnotes: seq of the passage that calls them
-    suggestions: tuple = ()  # clean.Suggestion: corrections proposed below the threshold
+    suggestions: tuple = ()  # clean.Suggestion: fixes the corrector proposed below its threshold
 
 
 @dataclass(frozen=True)
@@ -164,15 +180,24 @@ class ChapterInfo:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class BuiltChapter:
+    """A segmented chapter with its attribution and the citations of its passages
+    (given once every chapter is segmented, so that they never depend on file order)."""
+
+    info: ChapterInfo
+    seg: Segmented
+    citations: list[str]
+
+
 @dataclass
 class BuildReport:
     chapters: int = 0
     games: int = 0
     articles: int = 0
     passages: int = 0
-    corrections: int = 0  # edits of the text (clean, segment rules)
-    joins: int = 0  # edits of the layout (page breaks, reflowed lines, mended words)
-    rules: int = 0  # articles linked to a rule stub
+    corrections: dict[str, int] = field(default_factory=dict)  # kind of fix (pipeline.fixes.KINDS) → corrections
+    rules: int = 0  # articles (and normative paragraphs) linked to a rule stub
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property

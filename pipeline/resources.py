@@ -1,25 +1,36 @@
-"""Read-only resources the stages share: games catalogue, lexicon, digits, vocabularies.
+"""Read-only resources the stages share: the corpus folder and its games catalogue,
+the lexicon, the digit model, the structure vocabulary.
 
 Loaded once per process (the lexicon takes a third of a second) and passed to the
-stages, which never modify them.
+stages, which never modify them. What a stage derives from them for itself (the
+correction engine, the book's word counts) it keeps here too, through ``cached``, so
+that it is made once per process and the stages below never import the stages above.
 """
 
 from __future__ import annotations
 
-import tomllib
-from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
+from typing import Callable, TypeVar
 
-from .games import Catalogue, fold
+from . import data
+from .games import Catalogue
 from .lexicon import Lexicon
 from .numbers import DigitModel
+from .text import fold
+
+T = TypeVar("T")
+
+
+def _plain(word: str) -> str:
+    return word.lower().replace("’", "'")
 
 
 @dataclass(frozen=True)
 class Vocabulary:
+    """The words the structure of a chapter is read with (data: structure.toml)."""
+
     section_starters: frozenset[str]
     numbered_title_openers: frozenset[str]
     glossary_title_words: tuple[str, ...]
@@ -32,29 +43,41 @@ class Vocabulary:
 
     @classmethod
     def load(cls) -> "Vocabulary":
-        data = tomllib.loads(resources.files("pipeline").joinpath("data/structure.toml").read_text(encoding="utf-8"))
+        d = data.load("structure")
         return cls(
-            section_starters=frozenset(w.lower() for w in data["section_starters"]),
-            numbered_title_openers=frozenset(w.lower() for w in data["numbered_title_openers"]),
-            glossary_title_words=tuple(fold(w) for w in data["glossary_title_words"]),
-            gloss_openers=tuple(sorted((w.lower().replace("’", "'") for w in data["gloss_openers"]), key=len, reverse=True)),
-            game_mention_markers=tuple(fold(w) for w in data["game_mention_markers"]),
-            name_articles=tuple(fold(w) for w in data["name_articles"]),
-            ordinal_words={fold(k): int(v) for k, v in data["ordinal_words"].items()},
-            function_words=frozenset(w.lower().replace("’", "'") for w in data["paragraphs"]["function_words"]),
-            sentence_openers=frozenset(w.lower().replace("’", "'") for w in data["sentence_openers"]),
+            section_starters=frozenset(_plain(w) for w in d["section_starters"]),
+            numbered_title_openers=frozenset(_plain(w) for w in d["numbered_title_openers"]),
+            glossary_title_words=tuple(fold(w) for w in d["glossary_title_words"]),
+            gloss_openers=tuple(sorted((_plain(w) for w in d["gloss_openers"]), key=len, reverse=True)),
+            game_mention_markers=tuple(fold(w) for w in d["game_mention_markers"]),
+            name_articles=tuple(dict.fromkeys(fold(w) for w in d["name_articles"])),
+            ordinal_words={fold(k): int(v) for k, v in d["ordinal_words"].items()},
+            function_words=frozenset(_plain(w) for w in d["paragraphs"]["function_words"]),
+            sentence_openers=frozenset(_plain(w) for w in d["sentence_openers"]),
         )
 
 
 class Resources:
-    """Everything a chapter is processed with, besides the chapter itself."""
+    """Everything a chapter is processed with, besides the chapter itself.
 
-    def __init__(self, games_path: Path | str):
-        self.games_path = Path(games_path)
+    ``corpus`` is the folder the chapter belongs to: its ``games.toml`` names the
+    games, and its other chapters are the book the cleaning learns words from (read
+    through ingest, with the same decoding and the same size limit as the build).
+    """
+
+    def __init__(self, corpus: Path | str, max_chapter_bytes: int | None = None):
+        self.corpus = Path(corpus)
+        self.games_path = self.corpus / "games.toml"
+        self.max_chapter_bytes = max_chapter_bytes  # None: ingest's own limit
+        self._cache: dict[str, object] = {}
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        return Vocabulary.load()
 
     @cached_property
     def catalogue(self) -> Catalogue:
-        return Catalogue.load(self.games_path)
+        return Catalogue.load(self.games_path, self.vocabulary.name_articles)
 
     @cached_property
     def lexicon(self) -> Lexicon:
@@ -64,38 +87,8 @@ class Resources:
     def digits(self) -> DigitModel:
         return DigitModel.default()
 
-    @cached_property
-    def vocabulary(self) -> Vocabulary:
-        return Vocabulary.load()
-
-    @cached_property
-    def corrector(self) -> "Corrector":
-        from .correct import Corrector
-
-        counts, _ = self._corpus_counts
-        return Corrector(self.lexicon, book_words=[w for w, n in counts.items() if n >= 2])
-
-    @cached_property
-    def _corpus_counts(self) -> tuple[Counter, frozenset[str]]:
-        from .correct import book_counts
-
-        corpus = self.games_path.parent
-        texts, names = [], []
-        for p in sorted(corpus.glob("*.txt")) if corpus.is_dir() else []:
-            try:
-                if p.stat().st_size <= 2_000_000:
-                    texts.append(p.read_text(encoding="utf-8", errors="replace"))
-                    names.append(p.name)
-            except OSError:
-                continue
-        return book_counts(texts), frozenset(names)
-
-    def book_counts(self, source_file: str | None, text: str) -> Counter:
-        """How often the book uses each word: the corpus's counts, with the chapter's
-        own when the chapter is not one of the corpus's files."""
-        from .correct import book_counts
-
-        counts, names = self._corpus_counts
-        if source_file in names:
-            return counts
-        return counts + book_counts([text])
+    def cached(self, key: str, make: Callable[[], T]) -> T:
+        """What a stage derives from the resources, made once: ``make()`` the first time."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]  # type: ignore[return-value]

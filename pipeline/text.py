@@ -2,28 +2,70 @@
 
 Every text the pipeline derives (a passage's reading text, its clean text) is a
 ``MappedText``: a list of pieces, each either a slice of the chapter's raw text
-copied unchanged, or a replacement of a raw slice recorded with the rule that made
-it. So every character maps back to raw offsets, every difference from the raw text
-is an explained edit, and the raw text is restored by undoing the edits.
+copied unchanged, or a replacement of a raw slice recorded with the fix that made
+it (``pipeline.fixes``). So every character maps back to raw offsets, every
+difference from the raw text is an explained edit, and the raw text is restored by
+undoing the edits.
 
 Stages never change a ``MappedText`` in place: ``apply`` returns a new one.
+
+Also here, because every stage compares words: the one way of folding text.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
+
+from .fixes import FIXES
+
+
+def _check_fix(fix: str) -> None:
+    # an edit under a name that is not registered would be unexplained in the database
+    for name in fix.split("+"):
+        if name not in FIXES:
+            raise ValueError(f"unknown fix {name!r}: register it in pipeline/fixes.py")
+
+
+# -- folding -------------------------------------------------------------------------------
+
+_FOLD_LETTERS = str.maketrans({"œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae", "ſ": "s", "’": "'", "‘": "'"})
+
+
+def fold(text: str) -> str:
+    """Text as a reader types it, for comparing names and searching: lower case, no
+    accents, œ → oe, æ → ae, the long s as s, typographic apostrophes plain
+    ('Œuvre d’Hombre' → 'oeuvre d'hombre')."""
+    text = unicodedata.normalize("NFKD", text.translate(_FOLD_LETTERS))
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+@lru_cache(maxsize=100_000)
+def base_letter(ch: str) -> str:
+    """A character without case or accents, still one character for one ('É' → 'e',
+    'œ' → 'œ'): the channel model aligns printed and meant letters one to one."""
+    return "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if not unicodedata.combining(c))
+
+
+def fold_letters(word: str) -> str:
+    """``base_letter`` of every character: a word folded without changing its length."""
+    return "".join(base_letter(c) for c in word)
 
 
 @dataclass(frozen=True)
 class Edit:
-    """One change asked for by a rule, in the coordinates of the current text."""
+    """One change asked for by a fix, in the coordinates of the current text."""
 
     start: int
     end: int
     after: str
-    rule: str
+    fix: str  # a name of pipeline.fixes.FIXES
     confidence: float = 1.0
+
+    def __post_init__(self) -> None:
+        _check_fix(self.fix)
 
 
 @dataclass(frozen=True)
@@ -31,15 +73,15 @@ class Correction:
     """One recorded difference between raw and derived text.
 
     ``start``/``end`` are offsets in the chapter's raw text, ``clean_start``/
-    ``clean_end`` offsets in the derived text. ``rule`` names the rules that made
-    it, joined by '+' when later rules edited the output of earlier ones.
+    ``clean_end`` offsets in the derived text. ``fix`` names the fixes that made
+    it, joined by '+' when later fixes edited the output of earlier ones.
     """
 
     start: int
     end: int
     before: str
     after: str
-    rule: str
+    fix: str
     confidence: float
     clean_start: int
     clean_end: int
@@ -50,12 +92,12 @@ class Piece:
     raw_start: int
     raw_end: int
     text: str
-    rules: tuple[str, ...] = ()
+    fixes: tuple[str, ...] = ()
     confidence: float = 1.0
 
     @property
     def changed(self) -> bool:
-        return bool(self.rules)
+        return bool(self.fixes)
 
 
 class MappedText:
@@ -101,7 +143,7 @@ class MappedText:
     def apply(self, edits: Iterable[Edit]) -> "MappedText":
         """Apply non-overlapping edits given in current-text coordinates.
 
-        An edit that touches a piece already changed by an earlier rule absorbs that
+        An edit that touches a piece already changed by an earlier fix absorbs that
         piece whole, so one raw span never carries two overlapping records.
         """
         edits = sorted(edits, key=lambda e: (e.start, e.end))
@@ -130,32 +172,32 @@ class MappedText:
             covered = pieces[i:j]
             if not covered:
                 at = out[-1].raw_end if out else (pieces[i].raw_start if i < len(pieces) else self.raw_end)
-                out.append(Piece(at, at, edit.after, (edit.rule,), edit.confidence))
+                out.append(Piece(at, at, edit.after, (edit.fix,), edit.confidence))
                 continue
             first_off = offsets[i]
             joined = "".join(p.text for p in covered)
             new_text = joined[: max(edit.start - first_off, 0)] + edit.after + joined[edit.end - first_off :]
-            rules: list[str] = []
+            fixes: list[str] = []
             conf = edit.confidence
             for p in covered:
-                for r in p.rules:
-                    if r not in rules:
-                        rules.append(r)
+                for r in p.fixes:
+                    if r not in fixes:
+                        fixes.append(r)
                 if p.changed:
                     conf = min(conf, p.confidence)
-            if edit.rule not in rules:
-                rules.append(edit.rule)
+            if edit.fix not in fixes:
+                fixes.append(edit.fix)
             raw_a, raw_b = covered[0].raw_start, covered[-1].raw_end
             if new_text == self.raw[raw_a:raw_b]:
                 out.append(Piece(raw_a, raw_b, new_text))  # a later edit undid an earlier one
             else:
-                out.append(Piece(raw_a, raw_b, new_text, tuple(rules), conf))
+                out.append(Piece(raw_a, raw_b, new_text, tuple(fixes), conf))
             i = j
         out.extend(pieces[i:])
         return MappedText(self.raw, merge_unchanged(out))
 
-    def replace(self, start: int, end: int, after: str, rule: str, confidence: float = 1.0) -> "MappedText":
-        return self.apply([Edit(start, end, after, rule, confidence)])
+    def replace(self, start: int, end: int, after: str, fix: str, confidence: float = 1.0) -> "MappedText":
+        return self.apply([Edit(start, end, after, fix, confidence)])
 
     # -- slicing -----------------------------------------------------------------
 
@@ -199,24 +241,26 @@ class MappedText:
         self,
         other: "MappedText",
         joiner: str,
-        rule: str,
+        fix: str,
         confidence: float = 1.0,
         moved: Sequence[tuple[int, int, str]] = (),
     ) -> "MappedText":
         """Join two texts whose raw spans follow each other; the raw between them
-        (whitespace, a running head …) becomes ``joiner``, recorded under ``rule``.
+        (whitespace, a running head …) becomes ``joiner``, recorded under ``fix``.
         ``moved`` are raw spans inside that gap which belong elsewhere (a footnote
-        set apart): each vanishes from this text under its own rule."""
+        set apart): each vanishes from this text under its own fix."""
+        _check_fix(fix)
         if other.raw_start < self.raw_end:
             raise ValueError("concat: texts out of raw order")
         segments: list[tuple[int, int, str, str, float]] = []
         pos = self.raw_end
-        for a, b, moved_rule in moved:
+        for a, b, moved_fix in moved:
+            _check_fix(moved_fix)
             if a > pos:
-                segments.append((pos, a, "", rule, confidence))
-            segments.append((a, b, "", moved_rule, 1.0))
+                segments.append((pos, a, "", fix, confidence))
+            segments.append((a, b, "", moved_fix, 1.0))
             pos = b
-        segments.append((pos, other.raw_start, joiner, rule, confidence))
+        segments.append((pos, other.raw_start, joiner, fix, confidence))
         pieces = list(self.pieces)
         for a, b, after, r, c in segments:
             if after == self.raw[a:b]:
@@ -259,7 +303,7 @@ class MappedText:
                         p.raw_end,
                         self.raw[p.raw_start : p.raw_end],
                         p.text,
-                        "+".join(p.rules),
+                        "+".join(p.fixes),
                         round(p.confidence, 3),
                         off,
                         off + len(p.text),
@@ -326,3 +370,9 @@ def restore_raw(clean: str, corrections: Sequence[Correction], raw_start: int) -
         pos = c.clean_end
     out.append(clean[pos:])
     return "".join(out)
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of an offset, as editors count them."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

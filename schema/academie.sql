@@ -65,6 +65,13 @@ CREATE TABLE passages (
 CREATE INDEX passages_game_number ON passages(game, number);
 CREATE INDEX passages_chapter_seq ON passages(chapter_id, seq);
 
+CREATE TABLE fixes (
+    name TEXT PRIMARY KEY,              -- 'clean.real_word': the stage that applies it, then what it does
+    stage TEXT NOT NULL,                -- layout, clean, segment
+    kind TEXT NOT NULL,                 -- layout, typography, spelling, number, proof
+    explanation TEXT NOT NULL           -- one sentence, with an example
+);
+
 CREATE TABLE corrections (
     id INTEGER PRIMARY KEY,
     passage_id INTEGER NOT NULL REFERENCES passages(id),
@@ -72,12 +79,14 @@ CREATE TABLE corrections (
     "end" INTEGER NOT NULL,
     before TEXT NOT NULL,               -- raw_text[start:end]
     after TEXT NOT NULL,                -- what the clean text has instead
-    rule TEXT NOT NULL,                 -- the rule(s) that made the edit, joined by '+'
+    fix TEXT NOT NULL,                  -- the fix(es) that made the edit, joined by '+': names of fixes
+    kind TEXT NOT NULL,                 -- layout, typography, spelling, number, proof: fixes.kind of the last fix not of kind layout
     confidence REAL NOT NULL,
     clean_start INTEGER NOT NULL,       -- span of `after` in passages.text_clean
     clean_end INTEGER NOT NULL
 );
 CREATE INDEX corrections_passage ON corrections(passage_id);
+CREATE INDEX corrections_kind ON corrections(kind);
 
 CREATE TABLE suggestions (
     id INTEGER PRIMARY KEY,
@@ -86,8 +95,8 @@ CREATE TABLE suggestions (
     "end" INTEGER NOT NULL,
     before TEXT NOT NULL,               -- the word as printed (and kept in text_clean)
     suggestion TEXT NOT NULL,           -- what the correction engine thinks it may be
-    rule TEXT NOT NULL,
-    confidence REAL NOT NULL            -- below the threshold of the rule, hence not applied
+    fix TEXT NOT NULL REFERENCES fixes(name),  -- the fix it would have been
+    confidence REAL NOT NULL            -- below the threshold of the fix, hence not applied
 );
 CREATE INDEX suggestions_passage ON suggestions(passage_id);
 

@@ -25,7 +25,7 @@ CORPUS = ROOT / "corpus"
 
 @pytest.fixture(scope="session")
 def res() -> Resources:
-    return Resources(CORPUS / "games.toml")
+    return Resources(CORPUS)
 
 
 @pytest.fixture(scope="session")

@@ -221,7 +221,7 @@ def test_raw_text_is_the_file_and_is_recoverable_from_passages_and_heads(db):
 def test_clean_text_restores_raw_through_corrections(db):
     for p in db.execute("SELECT id, text_raw, text_clean, raw_start FROM passages"):
         corrections = [
-            Correction(k["start"], k["end"], k["before"], k["after"], k["rule"], k["confidence"], k["clean_start"], k["clean_end"])
+            Correction(k["start"], k["end"], k["before"], k["after"], k["fix"], k["confidence"], k["clean_start"], k["clean_end"])
             for k in db.execute('SELECT * FROM corrections WHERE passage_id = ? ORDER BY clean_start', (p["id"],))
         ]
         assert restore_raw(p["text_clean"], corrections, p["raw_start"]) == p["text_raw"]

@@ -10,7 +10,8 @@ import pytest
 
 from pipeline.build import process_chapter
 from pipeline.clean import fix_and_explain
-from pipeline.correct import BookContext
+from pipeline.clean.book import corrector
+from pipeline.clean.correct import BookContext
 
 MADE_UP = Path(__file__).parent / "fixtures" / "made_up"
 
@@ -89,24 +90,24 @@ def test_elisions_and_word_boundaries(res, printed, expected):
 def test_every_edit_explained(res):
     text, edits = fix_and_explain("Le joueur doit pajer un jeton , cl le nomLre est fixe.", res)
     assert text == "Le joueur doit payer un jeton, et le nombre est fixe."
-    assert [(e.before, e.after, e.rule) for e in edits] == [
-        ("pajer", "payer", "correct.non-word"),
+    assert [(e.before, e.after, e.fix) for e in edits] == [
+        ("pajer", "payer", "clean.non_word"),
         (" ", "", "clean.spacing"),
-        ("cl", "et", "correct.real-word"),
-        ("nomLre", "nombre", "correct.non-word"),
+        ("cl", "et", "clean.real_word"),
+        ("nomLre", "nombre", "clean.non_word"),
     ]
     assert all(0 < e.confidence <= 1 for e in edits)
 
 
 def test_uncertain_correction_is_a_suggestion_not_an_edit(res):
-    d = res.corrector.decide("Lande", BookContext(Counter()), False)
+    d = corrector(res).decide("Lande", BookContext(Counter()), False)
     assert (d.word, d.applied) == ("bande", False)
 
 
 def test_eval_on_the_gold_chapters_meets_the_targets(built_db):
     import sqlite3
 
-    from pipeline.evaluate import evaluate_db
+    from pipeline.clean.evaluate import evaluate_db
 
     scores = evaluate_db(sqlite3.connect(built_db), Path(__file__).parent / "fixtures" / "gold")
     assert [s.chapter for s in scores] == ["002_88808cca03487927.txt", "004_1b7568f237a1e7a3.txt"]
@@ -150,16 +151,16 @@ def test_clean_command_explains_each_edit(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Le joueur qui a la main doit payer un jeton, et celui qui renonce paye le double.\n"
     lines = proc.stderr.splitlines()
-    assert lines[0].startswith("page.txt:1:30: 'pajer' → 'payer'  correct.non-word (")
-    assert lines[2].startswith("page.txt:2:1: 'cl' → 'et'  correct.real-word (")
-    assert lines[3].startswith("page.txt:2:30: 'douLle' → 'double'  correct.non-word (")
+    assert lines[0].startswith("page.txt:1:30: 'pajer' → 'payer'  clean.non_word (")
+    assert lines[2].startswith("page.txt:2:1: 'cl' → 'et'  clean.real_word (")
+    assert lines[3].startswith("page.txt:2:30: 'douLle' → 'double'  clean.non_word (")
 
 
 def test_explain_and_eval_commands(built_db):
     proc = run_cli("explain", "aduj:whist.13", "--db", built_db)
     assert proc.returncode == 0, proc.stderr
     assert "i3. Personne ne doit prendre les caries" in proc.stdout
-    assert "'caries' → 'cartes'  correct.real-word" in proc.stdout
+    assert "'caries' → 'cartes'  clean.real_word" in proc.stdout
     assert "'i3.' → '13.'  segment.article_number" in proc.stdout
     proc = run_cli("eval", Path(__file__).parent / "fixtures" / "gold", "--db", built_db)
     assert proc.returncode == 0, proc.stderr

@@ -93,14 +93,14 @@ def test_paragraph_joined_across_a_page_break(boston):
     first = boston.passages[0]
     assert first.text.text == "les joueurs conviennent d'abord de la valeur des fiches et du nombre de tours que durera la partie. Le sort désigne celui qui doit faire."
     assert first.page == 117
-    [brk] = [c for c in first.text.corrections() if c.rule == "layout.page_break"]
+    [brk] = [c for c in first.text.corrections() if c.fix == "layout.page_break"]
     assert brk.before == "\n\nBOS ii8\n\n" and brk.after == " "
 
 
 def test_a_page_break_inside_a_word_mends_it(tmp_path, res):
     seg = chapter(tmp_path, res, "Le joueur doit en- \n\nBOS 12\n\ntendre la partie avant de jouer, puis il com-\n\n13 BOS\n\nmence.\n")
     assert [p.text.text for p in seg.passages] == ["Le joueur doit entendre la partie avant de jouer, puis il commence."]
-    rules = [c.rule for c in seg.passages[0].text.corrections()]
+    rules = [c.fix for c in seg.passages[0].text.corrections()]
     assert "layout.page_break+layout.join_hyphenated" in rules
 
 

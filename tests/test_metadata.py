@@ -158,7 +158,7 @@ def test_search_takes_any_text(db, database_meta, q):
 
 def test_corrections_of(db, database_meta):
     rows = run(db, database_meta, "corrections_of", citation="aduj:whist.13")
-    assert any(r["rule"] == "segment.article_number" and r["before"] == "i3." and r["after"] == "13." for r in rows)
+    assert any(r["fix"] == "segment.article_number" and r["before"] == "i3." and r["after"] == "13." for r in rows)
     starts = [r["clean_start"] for r in rows]
     assert starts == sorted(starts)
 

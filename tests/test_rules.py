@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.checks import all_checks, tre_sette_deck, tre_sette_points, ways_to_make, whist_game_value, whist_rubber
-from pipeline.model import Effect, Event, Table, effects
-from pipeline.rules import Extractor, score_rules
-from pipeline.stubs import load_stub
+from pipeline.link.checks import all_checks, tre_sette_deck, tre_sette_points, ways_to_make, whist_game_value, whist_rubber
+from pipeline.link.model import Effect, Event, Table, effects
+from pipeline.link.rules import Extractor, score_rules
+from pipeline.link.stubs import load_stub
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLD = ROOT / "tests" / "fixtures" / "rules_gold.yaml"
@@ -58,7 +58,7 @@ def test_parts_keep_their_offsets(extractor):
 
 
 def test_extractor_meets_its_targets_on_the_hand_labels(db):
-    from pipeline.lookup import rules_found
+    from pipeline.publish.lookup import rules_found
 
     labels = yaml.safe_load(GOLD.read_text(encoding="utf-8"))
     assert len(labels) >= 40
@@ -109,7 +109,7 @@ def test_generated_stub_returns_the_effects_of_its_article(db):
 
 
 def _cases():
-    for f in sorted(resources.files("pipeline.encoded").joinpath("cases").iterdir(), key=lambda f: f.name):
+    for f in sorted(resources.files("pipeline.link.encoded").joinpath("cases").iterdir(), key=lambda f: f.name):
         if f.name.endswith(".yaml"):
             for case in yaml.safe_load(f.read_text(encoding="utf-8")):
                 yield pytest.param(case, id=f"{f.name}:{case['citation']}:{case['name'][:30]}")
@@ -127,7 +127,7 @@ def test_scenario_cases(db, case):
 
 
 def test_encoded_rules_replace_their_stubs(db):
-    from pipeline.model import ENCODED
+    from pipeline.link.model import ENCODED
 
     encoded = {r[0] for r in db.execute("SELECT citation FROM rules WHERE status = 'encoded'")}
     assert encoded == set(ENCODED) and encoded

@@ -22,12 +22,12 @@ def test_edits_are_recorded_with_raw_and_clean_offsets():
     m = whole()
     t = m.text
     m = m.apply([
-        Edit(t.index("Lle"), t.index("Lle") + 1, "b", "test.L_b", 0.9),
-        Edit(t.index("-\n"), t.index("-\n") + 2, "", "test.hyphen"),
+        Edit(t.index("Lle"), t.index("Lle") + 1, "b", "clean.real_word", 0.9),
+        Edit(t.index("-\n"), t.index("-\n") + 2, "", "layout.join_hyphenated"),
     ])
     assert m.text == "Le double 3 terne, nomLre fur la Lande."
     [c1, c2] = m.corrections()
-    assert (c1.start, c1.end, c1.before, c1.after, c1.rule, c1.confidence) == (9, 10, "L", "b", "test.L_b", 0.9)
+    assert (c1.start, c1.end, c1.before, c1.after, c1.fix, c1.confidence) == (9, 10, "L", "b", "clean.real_word", 0.9)
     assert (c2.start, c2.end, c2.before, c2.after) == (25, 27, "-\n", "")
     assert m.text[c1.clean_start:c1.clean_end] == "b"
 
@@ -35,35 +35,35 @@ def test_edits_are_recorded_with_raw_and_clean_offsets():
 def test_later_edit_inside_an_earlier_one_merges_the_records():
     m = whole()
     t = m.text
-    m = m.replace(t.index("-\n"), t.index("-\n") + 2, "", "layout.join")
+    m = m.replace(t.index("-\n"), t.index("-\n") + 2, "", "layout.join_hyphenated")
     k = m.text.index("nomLre") + 3
-    m = m.replace(k - 1, k + 1, "mb", "confusion", 0.8)
+    m = m.replace(k - 1, k + 1, "mb", "clean.non_word", 0.8)
     assert "nombre fur" in m.text
     # the second edit covers the first: one record, both rules, the lower confidence
     [c] = m.corrections()
-    assert (c.before, c.after, c.rule, c.confidence) == ("m-\nL", "mb", "layout.join+confusion", 0.8)
+    assert (c.before, c.after, c.fix, c.confidence) == ("m-\nL", "mb", "layout.join_hyphenated+clean.non_word", 0.8)
 
 
 def test_raw_restored_from_clean_text_and_corrections():
     m = whole()
     for word, fix in (("douLle", "double"), ("fur", "sur"), ("Lande", "bande")):
         k = m.text.index(word)
-        m = m.replace(k, k + len(word), fix, "test.word")
-    m = m.apply([Edit(0, 0, "«", "test.insert"), Edit(len(m.text), len(m.text), "»", "test.insert")])
+        m = m.replace(k, k + len(word), fix, "clean.real_word")
+    m = m.apply([Edit(0, 0, "«", "clean.elision"), Edit(len(m.text), len(m.text), "»", "clean.elision")])
     assert m.text == "«Le double 3 terne, nom-\nLre sur la bande.»"
     assert restore_raw(m.text, m.corrections(), m.raw_start) == RAW[3:-2]
 
 
 def test_an_edit_undone_leaves_no_record():
     m = whole()
-    m = m.replace(0, 2, "La", "test.a")
-    m = m.replace(0, 2, "Le", "test.b")
+    m = m.replace(0, 2, "La", "clean.real_word")
+    m = m.replace(0, 2, "Le", "clean.non_word")
     assert m.corrections() == []
 
 
 def test_overlapping_edits_are_refused():
     with pytest.raises(ValueError, match="overlapping edits"):
-        whole().apply([Edit(0, 5, "x", "a"), Edit(3, 6, "y", "b")])
+        whole().apply([Edit(0, 5, "x", "clean.real_word"), Edit(3, 6, "y", "clean.non_word")])
 
 
 def test_split_and_strip_keep_the_mapping():
@@ -78,7 +78,12 @@ def test_split_and_strip_keep_the_mapping():
 def test_concat_records_what_lay_between():
     a = MappedText.from_raw(RAW, 3, 9)
     b = MappedText.from_raw(RAW, 13, 20)
-    joined = a.concat(b, " ", "test.join")
+    joined = a.concat(b, " ", "layout.continued")
     assert joined.text == "Le dou 3 terne"
     [c] = joined.corrections()
-    assert (c.before, c.after, c.rule) == ("Lle ", " ", "test.join")
+    assert (c.before, c.after, c.fix) == ("Lle ", " ", "layout.continued")
+
+
+def test_an_edit_under_an_unregistered_fix_is_refused():
+    with pytest.raises(ValueError, match="unknown fix 'clean.guess': register it in pipeline/fixes.py"):
+        whole().replace(0, 2, "La", "clean.guess")

@@ -5,6 +5,8 @@ import codecs
 import pytest
 
 from pipeline.clean import fix_and_explain
+from pipeline.layout import LayoutSettings
+from pipeline.layout.paragraphs import mend_break
 from pipeline.games import Catalogue, GameEntry
 from pipeline.ingest import ingest_bytes
 from pipeline.markers import heading_marker, note_calls, note_marker, number_marker
@@ -85,7 +87,7 @@ def test_damaged_names_matched_by_length_aware_similarity(catalogue):
     ("ren", "tre", ""),
 ])
 def test_mend_break(res, left, right, how):
-    assert res.lexicon.mend_break(left, right)[0] == how
+    assert mend_break(left, right, res.lexicon, LayoutSettings.default().hyphens)[0] == how
 
 
 @pytest.mark.parametrize("word", ["avoit", "tems", "sçavoir", "connoître", "savans", "fur", "étoient", "différens"])
@@ -110,7 +112,7 @@ def test_markers():
 def test_fix_and_explain_says_what_it_did(res):
     text, edits = fix_and_explain("Le jeu , dit - on , fe trom[)e ; P A N I E R vaut 2i fiches .", res)
     assert text == "Le jeu, dit - on, fe trompe; PANIER vaut 21 fiches."
-    assert [(e.before, e.after, e.rule) for e in edits] == [
+    assert [(e.before, e.after, e.fix) for e in edits] == [
         (" ", "", "clean.spacing"), (" ", "", "clean.spacing"), ("[)", "p", "clean.bracket_p"),
         (" ", "", "clean.spacing"), ("P A N I E R", "PANIER", "clean.letter_spacing"),
         ("2i", "21", "clean.digits_in_number"), (" ", "", "clean.spacing"),

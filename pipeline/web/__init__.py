@@ -19,7 +19,10 @@ import json
 from datasette import Response, hookimpl
 from markupsafe import Markup, escape
 
-from ..citations import citation_path as cite_url
+from ..fixes import fix_names
+
+from ..publish.queries import PASSAGE_SQL
+from ..segment.citations import citation_path as cite_url
 
 
 @hookimpl
@@ -114,37 +117,42 @@ def bibtex(p: dict, base: str) -> str:
     return "\n".join(lines)
 
 
-def is_layout(rule: str) -> bool:
-    """Edits of the page, not of the words (joins, page breaks, spacing): kept in the
-    corrections table, not marked in the reading text."""
-    return rule.startswith("layout.") or rule == "clean.spacing"
-
-
-def marked_text(text: str, corrections: list[dict], page: int | None) -> Markup:
-    """The clean text with each correction marked (its raw form on hover or focus),
-    and the printed page where the passage crosses a page break."""
+def marked_text(text: str, corrections: list[dict], page: int | None, explain: dict[str, str]) -> Markup:
+    """The clean text with each correction of the words marked (its OCR form, fix and
+    explanation on hover or focus; layout edits are not marked), and the printed page
+    where the passage crosses a page break."""
     out, pos, pages = [], 0, page
     for c in sorted(corrections, key=lambda c: (c["clean_start"], c["clean_end"])):
         a, b = c["clean_start"], c["clean_end"]
         if a < pos:
             continue
         out.append(escape(text[pos:a]))
-        rule = c["rule"]
-        if "layout.page_break" in rule:
+        fix = c["fix"]
+        if "layout.page_break" in fix_names(fix):
             pages = pages + 1 if pages is not None else None
             label = f"p. {pages}" if pages is not None else "page"
             out.append(Markup('<span class="pb" role="note" aria-label="page break">{}</span>').format(label))
             out.append(escape(text[a:b]))
-        elif is_layout(rule):
+        elif c["kind"] == "layout":
             out.append(escape(text[a:b]))
         else:
             shown = text[a:b] or "·"
-            note = f"OCR: {c['before']!r} · {rule} ({c['confidence']:.2f})"
+            note = f"OCR: {c['before']!r} · {fix} ({c['confidence']:.2f}): {explain_fix(fix, explain)}"
             out.append(Markup('<mark class="fix" tabindex="0" title="{}" data-raw="{}">{}</mark>').format(
                 note, c["before"], shown))
         pos = b
     out.append(escape(text[pos:]))
     return Markup("").join(out)
+
+
+async def _explanations(datasette) -> dict[str, str]:
+    """Fix name → explanation, from the database's own ``fixes`` table."""
+    return {r["name"]: r["explanation"] for r in await _rows(datasette, "SELECT name, explanation FROM fixes")}
+
+
+def explain_fix(fix: str, explain: dict[str, str]) -> str:
+    """A correction's explanation: that of each fix it names, in order."""
+    return "; then ".join(explain.get(name, name) for name in fix_names(fix))
 
 
 def highlighted_parts(text: str, rule: dict | None) -> Markup:
@@ -167,15 +175,6 @@ def highlighted_parts(text: str, rule: dict | None) -> Markup:
     return Markup("").join(out)
 
 
-PASSAGE_SQL = """
-SELECT p.id, p.citation, p.chapter_id, p.seq, p.game, p.kind, p.number, p.number_raw, p.page, p.text_clean,
-       p.text_raw, p.term, p.note_for, c.source_file, c.number AS chapter_number, c.edition_id,
-       e.title AS edition_title, g.name AS game_name
-FROM passages p JOIN chapters c ON c.id = p.chapter_id JOIN editions e ON e.id = c.edition_id
-LEFT JOIN games g ON g.slug = p.game
-"""
-
-
 # -- pages -----------------------------------------------------------------------------------
 
 async def home(datasette, request):
@@ -186,7 +185,7 @@ async def home(datasette, request):
                (SELECT count(*) FROM passages p WHERE p.chapter_id = c.id AND p.kind = 'article') AS articles,
                (SELECT min(page) FROM passages p WHERE p.chapter_id = c.id) AS first_page,
                (SELECT max(page) FROM passages p WHERE p.chapter_id = c.id) AS last_page
-        FROM chapters c ORDER BY c.edition_id, coalesce(c.number, 1000000), c.source_file""")
+        FROM chapters c ORDER BY c.id""")  # ids follow reading order
     games = await _rows(datasette, """
         SELECT p.chapter_id, p.game, g.name, count(*) AS passages, sum(p.kind = 'article') AS articles
         FROM passages p JOIN games g ON g.slug = p.game GROUP BY p.chapter_id, p.game ORDER BY min(p.seq)""")
@@ -209,17 +208,18 @@ async def chapter(datasette, request):
     ch = info[0]
     raw = request.args.get("raw") == "1"
     passages = await _rows(datasette, PASSAGE_SQL + " WHERE p.chapter_id = ? ORDER BY p.seq", [cid])
+    explain = await _explanations(datasette)
     corrections = await _rows(datasette, """
-        SELECT k.passage_id, k.clean_start, k.clean_end, k.before, k.after, k.rule, k.confidence
+        SELECT k.passage_id, k.clean_start, k.clean_end, k.before, k.after, k.fix, k.kind, k.confidence
         FROM corrections k JOIN passages p ON p.id = k.passage_id WHERE p.chapter_id = ?""", [cid])
     last_page = None  # the page the reading has reached, breaks inside passages included
     for p in passages:
         p["url"] = cite_url(p["citation"])
         p["page_break"] = p["page"] is not None and p["page"] != last_page
         own = [k for k in corrections if k["passage_id"] == p["id"]]
-        p["text_html"] = marked_text(p["text_clean"], own, p["page"])
+        p["text_html"] = marked_text(p["text_clean"], own, p["page"], explain)
         if p["page"] is not None:
-            last_page = p["page"] + sum("layout.page_break" in k["rule"] for k in own)
+            last_page = p["page"] + sum("layout.page_break" in fix_names(k["fix"]) for k in own)
         p["anchor"] = p["citation"].split(":", 1)[1]
     notes: dict[str, list[dict]] = {}
     for p in passages:
@@ -228,7 +228,7 @@ async def chapter(datasette, request):
             p["called_from"] = p["note_for"].split(":", 1)[1]
     for p in passages:
         p["notes"] = notes.get(p["citation"], [])
-    neighbours = await _rows(datasette, "SELECT id FROM chapters ORDER BY edition_id, coalesce(number, 1000000), source_file")
+    neighbours = await _rows(datasette, "SELECT id FROM chapters ORDER BY id")
     ids = [r["id"] for r in neighbours]
     k = ids.index(cid)
     ch.pop("raw_text") if not raw else None
@@ -254,6 +254,7 @@ async def cite(datasette, request):
         body = await datasette.render_template("academie_missing.html", {"citation": citation, "near": near}, request=request)
         return Response.html(body, status=404)
     p = found[0]
+    explain = await _explanations(datasette)
     corrections = await _rows(datasette, "SELECT * FROM corrections WHERE passage_id = ? ORDER BY clean_start", [p["id"]])
     suggestions = await _rows(datasette, "SELECT * FROM suggestions WHERE passage_id = ? ORDER BY start", [p["id"]])
     rules = await _rows(datasette, "SELECT * FROM rules WHERE passage_id = ?", [p["id"]])
@@ -270,10 +271,10 @@ async def cite(datasette, request):
     base = f"http://{request.host}"
     context = {
         "p": p,
-        "text_html": marked_text(p["text_clean"], corrections, p["page"]),
+        "text_html": marked_text(p["text_clean"], corrections, p["page"], explain),
         "parts_html": highlighted_parts(p["text_clean"], rule),
-        "corrections": [c for c in corrections if not is_layout(c["rule"])],
-        "layout_edits": sum(1 for c in corrections if is_layout(c["rule"])),
+        "corrections": [{**c, "explanation": explain_fix(c["fix"], explain)} for c in corrections if c["kind"] != "layout"],
+        "layout_edits": sum(1 for c in corrections if c["kind"] == "layout"),
         "suggestions": suggestions,
         "rule": {**rule, "consequences": json.loads(rule["consequences"])} if rule else None,
         "checks": checks,

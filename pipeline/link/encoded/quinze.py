@@ -1,6 +1,6 @@
 """Quinze, hand-encoded articles (Académie des jeux, adj)."""
 
-from pipeline.model import Effect, Event, Table, encodes
+from pipeline.link.model import Effect, Event, Table, encodes
 
 
 @encodes("adj:quinze.65")

@@ -9,18 +9,15 @@ from __future__ import annotations
 import difflib
 import re
 import sqlite3
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..text import fold
+from .queries import PASSAGE_SQL
 
 
 class LookupError_(Exception):
     """A reference that names nothing, or several things; the message says which."""
-
-
-def fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in text if not unicodedata.combining(c)).lower().replace("’", "'")
 
 
 def connect(db_path: Path | str) -> sqlite3.Connection:
@@ -55,7 +52,7 @@ def parse_reference(text: str) -> Reference | None:
 def cite(conn: sqlite3.Connection, text: str) -> sqlite3.Row:
     """The passage a reference names: a citation ('aduj:whist.13') or a game and an
     article number ('Whist, art. 13', 'whist 13', 'whist.13'), any case, accents optional."""
-    row = conn.execute(_PASSAGE_SQL + " WHERE lower(p.citation) = lower(?)", (text.strip(),)).fetchone()
+    row = conn.execute(PASSAGE_SQL + " WHERE lower(p.citation) = lower(?)", (text.strip(),)).fetchone()
     if row:
         return row
     ref = parse_reference(text)
@@ -71,7 +68,7 @@ def cite(conn: sqlite3.Connection, text: str) -> sqlite3.Row:
         hint = f"; did you mean: {', '.join(near)}?" if near else f"; games: {', '.join(sorted(names))}"
         raise LookupError_(f"no game {ref.game!r} in the database{hint}")
     slug = slugs[0]
-    sql = _PASSAGE_SQL + " WHERE p.game = ? AND p.kind = 'article' AND p.number = ?"
+    sql = PASSAGE_SQL + " WHERE p.game = ? AND p.kind = 'article' AND p.number = ?"
     args: list = [slug, ref.number]
     if ref.edition:
         sql += " AND c.edition_id = ?"
@@ -91,16 +88,6 @@ def cite(conn: sqlite3.Connection, text: str) -> sqlite3.Row:
     raise LookupError_(f"{slug} has no numbered articles in the database")
 
 
-_PASSAGE_SQL = """
-SELECT p.*, c.source_file, c.number AS chapter_number, c.edition_id, e.title AS edition_title,
-       g.name AS game_name
-FROM passages p
-JOIN chapters c ON c.id = p.chapter_id
-JOIN editions e ON e.id = c.edition_id
-LEFT JOIN games g ON g.slug = p.game
-"""
-
-
 def _ranges(numbers: list[int]) -> str:
     out = []
     start = prev = numbers[0]
@@ -117,7 +104,7 @@ def _ranges(numbers: list[int]) -> str:
 def outline(conn: sqlite3.Connection) -> list[dict]:
     """Chapters → games → sections and articles, with their pages."""
     chapters = []
-    for c in conn.execute("SELECT * FROM chapters ORDER BY edition_id, coalesce(number, 1000000), source_file"):
+    for c in conn.execute("SELECT * FROM chapters ORDER BY id"):  # ids follow reading order
         games: list[dict] = []
         for p in conn.execute(
             "SELECT citation, game, kind, number, page, substr(text_clean, 1, 80) AS text FROM passages "
@@ -139,7 +126,7 @@ def outline(conn: sqlite3.Connection) -> list[dict]:
 
 def explain(conn: sqlite3.Connection, citation: str) -> dict:
     """A passage's raw text, clean text, and every edit between them."""
-    row = conn.execute(_PASSAGE_SQL + " WHERE lower(p.citation) = lower(?)", (citation.strip(),)).fetchone()
+    row = conn.execute(PASSAGE_SQL + " WHERE lower(p.citation) = lower(?)", (citation.strip(),)).fetchone()
     if row is None:
         near = [r[0] for r in conn.execute(
             "SELECT citation FROM passages WHERE citation LIKE ? ORDER BY citation LIMIT 5",
@@ -147,12 +134,25 @@ def explain(conn: sqlite3.Connection, citation: str) -> dict:
         hint = f"; near: {', '.join(near)}" if near else ""
         raise LookupError_(f"no passage cited {citation!r}{hint}")
     corrections = [dict(r) for r in conn.execute(
-        'SELECT start, "end", before, after, rule, confidence, clean_start, clean_end FROM corrections '
+        'SELECT start, "end", before, after, fix, kind, confidence, clean_start, clean_end FROM corrections '
         "WHERE passage_id = ? ORDER BY clean_start", (row["id"],))]
     suggestions = [dict(r) for r in conn.execute(
-        'SELECT start, "end", before, suggestion, rule, confidence FROM suggestions WHERE passage_id = ? ORDER BY start',
+        'SELECT start, "end", before, suggestion, fix, confidence FROM suggestions WHERE passage_id = ? ORDER BY start',
         (row["id"],))]
-    return {"passage": dict(row), "corrections": corrections, "suggestions": suggestions}
+    used = {name for c in corrections + suggestions for name in c["fix"].split("+")}
+    fixes = {r["name"]: dict(r) for r in conn.execute("SELECT * FROM fixes ORDER BY name") if r["name"] in used}
+    return {"passage": dict(row), "corrections": corrections, "suggestions": suggestions, "fixes": fixes}
+
+
+def fixes(conn: sqlite3.Connection) -> list[dict]:
+    """Every fix the build can make, with its stage, kind, explanation and how many
+    corrections of the database it made (alone or with others)."""
+    counts: dict[str, int] = {}
+    for fix, n in conn.execute("SELECT fix, count(*) FROM corrections GROUP BY fix"):
+        for name in fix.split("+"):
+            counts[name] = counts.get(name, 0) + n
+    return [{**dict(r), "corrections": counts.get(r["name"], 0)}
+            for r in conn.execute("SELECT * FROM fixes ORDER BY rowid")]
 
 
 def rule_row(conn: sqlite3.Connection, citation: str) -> sqlite3.Row:
@@ -193,13 +193,13 @@ def rules_status(conn: sqlite3.Connection) -> list[dict]:
 
 
 def _tested_citations() -> set[str]:
-    """Citations that have scenario cases (pipeline/encoded/cases/*.yaml)."""
+    """Citations that have scenario cases (pipeline/link/encoded/cases/*.yaml)."""
     from importlib import resources
 
     import yaml
 
     out = set()
-    for f in resources.files("pipeline.encoded").joinpath("cases").iterdir():
+    for f in resources.files("pipeline.link.encoded").joinpath("cases").iterdir():
         if f.name.endswith(".yaml"):
             out |= {case["citation"] for case in yaml.safe_load(f.read_text(encoding="utf-8")) or []}
     return out

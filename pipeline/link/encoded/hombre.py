@@ -1,6 +1,6 @@
 """Hombre, hand-encoded articles (aduj)."""
 
-from pipeline.model import Effect, Event, Table, encodes
+from pipeline.link.model import Effect, Event, Table, encodes
 
 
 @encodes("aduj:hombre.61")

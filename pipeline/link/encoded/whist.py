@@ -1,6 +1,6 @@
 """Whist, hand-encoded articles (Académie universelle des jeux, aduj)."""
 
-from pipeline.model import Effect, Event, Table, encodes
+from pipeline.link.model import Effect, Event, Table, encodes
 
 
 @encodes("aduj:whist.3")

@@ -9,20 +9,12 @@ left as printed ('carles' → also 'cartes'). So a search for 'cartes', 'regle' 
 
 from __future__ import annotations
 
-import unicodedata
-
 import regex
 
-from .lexicon import Lexicon
+from ..lexicon import Lexicon
+from ..text import fold
 
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
-_FOLD_EXTRA = str.maketrans({"œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae", "ſ": "s", "’": "'"})
-
-
-def fold(text: str) -> str:
-    text = text.translate(_FOLD_EXTRA)
-    text = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in text if not unicodedata.combining(c)).lower()
 
 
 def search_text(clean: str, suggestions: dict[int, str], lexicon: Lexicon) -> str:

@@ -18,7 +18,7 @@ rebuilds. A citation already taken gets '-2', '-3' ….
 
 from __future__ import annotations
 
-from .records import ChapterInfo, Passage, Segmented
+from ..records import ChapterInfo, Passage, Segmented
 
 
 def assign_citations(chapters: list[tuple[ChapterInfo, Segmented]]) -> list[list[str]]:

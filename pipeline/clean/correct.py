@@ -18,19 +18,19 @@ the threshold nothing changes, and the best candidate is kept as a suggestion.
 from __future__ import annotations
 
 import math
-import tomllib
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
 from typing import Iterable
 
 import regex
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from .lexicon import Lexicon
+from .. import data
+from ..lexicon import Lexicon
+from ..text import base_letter, fold_letters
+from .settings import CleanSettings, CorrectorSettings
 
 _LOG2_MAX = 100_000
 _LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
@@ -86,8 +86,7 @@ class ChannelModel:
     @classmethod
     @lru_cache(maxsize=1)
     def default(cls) -> "ChannelModel":
-        text = resources.files("pipeline").joinpath("data/confusions.toml").read_text(encoding="utf-8")
-        return cls(tomllib.loads(text))
+        return cls(data.load("confusions"))
 
     def skeleton(self, word: str, fold_groups: bool = True, capitals: bool = False) -> str:
         """The word's letters by glyph class. With ``capitals``, a capital keeps its own
@@ -132,15 +131,6 @@ class ChannelModel:
         return hit
 
 
-@lru_cache(maxsize=100_000)
-def _base(ch: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if not unicodedata.combining(c))
-
-
-def _fold(word: str) -> str:
-    return _base(word)
-
-
 def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
     """Weighted edit distance from what the OCR printed to a word: the cheapest way to
     explain the print as the word misread, through the confusion table."""
@@ -154,8 +144,8 @@ def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) ->
     dp[0][0] = 0.0
     long_s_cost = model.long_s_cheap if long_s else model.long_s_dear
     groups = model.groups_at(printed)
-    pbase = [_base(c) for c in printed]
-    wbase = [_base(c) for c in word]
+    pbase = [base_letter(c) for c in printed]
+    wbase = [base_letter(c) for c in word]
     pairs = model.pairs
     band = 3 + abs(n - m)
     for i in range(n + 1):
@@ -208,7 +198,7 @@ class CandidateIndex:
         self.bucket_max: dict[str, float] = {}
         for word, z in words:
             self.zipf[word] = z
-            self.folded[word] = _fold(word)
+            self.folded[word] = fold_letters(word)
             sk = model.skeleton(word)
             self.exact.setdefault(sk, []).append(word)
             if z > self.bucket_max.get(sk, 0.0):
@@ -244,28 +234,7 @@ class Decision:
     cost: float  # channel cost
     confidence: float
     applied: bool  # above the threshold: an edit; below it: a suggestion
-    reason: str  # 'non-word', 'real-word', 'long-s'
-
-
-@dataclass
-class Settings:
-    weight: float = 3.0  # zipf points (log10 of frequency) per unit of channel cost
-    prior_cap: float = 6.0
-    book_weight: float = 0.35  # zipf points per doubling of the book's count
-    book_cap: float = 1.5
-    short_length_change: float = 1.0  # extra cost per letter gained or lost by a word of 3 letters or fewer
-    nonword_max_cost: float = 1.1
-    nonword_min_prior: float = 2.8
-    nonword_min_score: float = 1.0  # prior − weight × cost
-    nonword_margin: float = 0.8  # over the next candidate
-    realword_max_cost: float = 0.8
-    realword_margin: float = 2.0  # over the printed word itself
-    realword_lead: float = 0.5  # over the next candidate ('lour': 'tour' or 'leur'?)
-    term_max_cost: float = 0.8  # a game's term is favoured only when this close to the print
-    realword_suggestion: float = 0.5  # a real word is suggested another when this much likelier
-    nonword_suggestion: float = 0.0  # an unknown word is suggested its best candidate above this score
-    recurrent_max_cost: float = 0.5  # an unknown word printed twice is kept, unless this cheap to explain
-    suggestion_max_cost: float = 2.6
+    fix: str  # 'clean.non_word', 'clean.real_word' or 'clean.long_s'
 
 
 @dataclass
@@ -289,8 +258,7 @@ class Domain:
     @classmethod
     @lru_cache(maxsize=1)
     def default(cls) -> "Domain":
-        text = resources.files("pipeline").joinpath("data/domain.toml").read_text(encoding="utf-8")
-        return cls(tomllib.loads(text))
+        return cls(data.load("domain"))
 
     def terms_of(self, counts: Counter) -> frozenset[str]:
         """The terms of every family the text uses enough of its words to be about."""
@@ -306,12 +274,12 @@ class Corrector:
         self,
         lexicon: Lexicon,
         model: ChannelModel | None = None,
-        settings: Settings | None = None,
+        settings: CorrectorSettings | None = None,
         book_words: Iterable[str] = (),
     ):
         self.lexicon = lexicon
         self.model = model or ChannelModel.default()
-        self.settings = settings or Settings()
+        self.settings = settings or CleanSettings.default().corrector
         self.book_words = tuple(book_words)
         self._index: CandidateIndex | None = None
         self._memo: dict = {}
@@ -383,7 +351,7 @@ class Corrector:
             return None
         # the weighted channel cost is dear to compute: first keep the candidates a
         # plain edit distance (in C, via rapidfuzz) finds close and the lexicon likely
-        folded = _fold(printed)
+        folded = fold_letters(printed)
         zipf = self.index.zipf
         fold_of = self.index.folded
         near = process.extract(folded, {c: fold_of[c] for c in cands}, scorer=Levenshtein.distance,
@@ -429,11 +397,11 @@ class Corrector:
                 cost <= s.realword_max_cost
                 and gain >= margin
                 and score - runner_up >= s.realword_lead
-                and _fold(best) != _fold(printed)
+                and fold_letters(best) != fold_letters(printed)
             )
-            reason = "long-s" if long_s else "real-word"
+            fix = "clean.long_s" if long_s else "clean.real_word"
             confidence = _confidence(gain - margin, score - runner_up)
-            if not ok and (gain < s.realword_suggestion or _fold(best) == _fold(printed)):
+            if not ok and (gain < s.realword_suggestion or fold_letters(best) == fold_letters(printed)):
                 return None  # not even worth suggesting: the printed word is likelier
         else:
             proper_noun = printed[:1].isupper() and not sentence_start and printed[1:].islower()
@@ -449,11 +417,11 @@ class Corrector:
                 and score - runner_up >= s.nonword_margin
                 and (not proper_noun or first_changed)
             )
-            reason = "long-s" if ctx.long_s and best == _long_s_reading(lower, best) else "non-word"
+            fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
             confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
             if not ok and score < s.nonword_suggestion:
                 return None
-        return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, reason)
+        return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
 
 
 def _long_s_reading(lower: str, best: str) -> str:
@@ -461,7 +429,7 @@ def _long_s_reading(lower: str, best: str) -> str:
     if len(lower) != len(best) or "f" not in lower:
         return ""
     for a, b in zip(lower, best):
-        if a != b and not (a == "f" and b == "s") and _base(a) != _base(b):
+        if a != b and not (a == "f" and b == "s") and base_letter(a) != base_letter(b):
             return ""
     return best if any(a == "f" and b == "s" for a, b in zip(lower, best)) else ""
 

@@ -1,4 +1,4 @@
-"""Stage 6, link: each article → its structure (modality, bearer, condition,
+"""Reading each article's structure (modality, bearer, condition,
 consequences), ready to become an executable rule stub.
 
 spaCy's French model tokenises the clean text (and is loaded once per build, here
@@ -11,12 +11,11 @@ reader can see where it was found.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import resources
 
-from .records import Passage
+from .. import data
+from ..records import Passage
 
 MODEL = "fr_core_news_sm"
 
@@ -71,7 +70,7 @@ class Extractor:
 
     def __init__(self, nlp=None):
         self._nlp = nlp
-        self.data = tomllib.loads(resources.files("pipeline").joinpath("data/rules.toml").read_text(encoding="utf-8"))
+        self.data = data.load("rules")
 
     @cached_property
     def nlp(self):

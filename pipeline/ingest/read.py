@@ -1,4 +1,4 @@
-"""Stage 1, ingest: bytes on disk → ``RawChapter``.
+"""Reading a chapter file: bytes on disk → ``RawChapter``.
 
 Accepts UTF-8 (with or without BOM), UTF-16 with a BOM, and cp1252/latin-1, and
 says which it used. Newlines become ``\\n`` and the text is put in Unicode NFC, so
@@ -13,12 +13,12 @@ import hashlib
 import unicodedata
 from pathlib import Path
 
-from .records import Diagnostic, InputError, RawChapter
+from ..records import Diagnostic, InputError, RawChapter
 
-DEFAULT_MAX_BYTES = 2_000_000  # a printed chapter is tens of kilobytes; a bigger file is not one
+MAX_CHAPTER_BYTES = 2_000_000  # a printed chapter is tens of kilobytes; a bigger file is not one
 
 
-def ingest(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> RawChapter:
+def ingest(path: Path | str, max_bytes: int = MAX_CHAPTER_BYTES) -> RawChapter:
     path = Path(path)
     try:
         size = path.stat().st_size

@@ -1,0 +1,89 @@
+"""What the book says about words: the corpus's word counts, and the context a
+chapter is cleaned in (its book, whether it was printed with the long s, what it is
+about).
+
+The corpus's chapters are read through ingest, as the build reads them (same
+decoding, same normalisation, same size limit), so a chapter is cleaned the same
+whatever the encoding its file was saved in.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+import regex
+
+from ..corpus import chapter_files
+from ..ingest import MAX_CHAPTER_BYTES, ingest
+from ..records import InputError
+from ..resources import Resources
+from .correct import BookContext, Corrector, Domain, book_counts, is_long_s_printing
+from .settings import CleanSettings
+from .steps import CleanContext
+
+
+def corpus_counts(res: Resources) -> tuple[Counter, frozenset[str]]:
+    """How often the corpus uses each word, and the names of the files counted (those
+    ingest can read; the build reports the others)."""
+
+    def count() -> tuple[Counter, frozenset[str]]:
+        texts, names = [], []
+        folder = res.corpus
+        for path in chapter_files(folder) if folder.is_dir() else []:
+            try:
+                raw = ingest(path, max_bytes=res.max_chapter_bytes or MAX_CHAPTER_BYTES)
+            except InputError:
+                continue
+            texts.append(raw.text)
+            names.append(raw.source_file)
+        return book_counts(texts), frozenset(names)
+
+    return res.cached("clean.corpus_counts", count)
+
+
+def corrector(res: Resources) -> Corrector:
+    """The correction engine, with the book's recurring words among its candidates."""
+
+    def make() -> Corrector:
+        counts, _ = corpus_counts(res)
+        return Corrector(res.lexicon, book_words=[w for w, n in counts.items() if n >= 2])
+
+    return res.cached("clean.corrector", make)
+
+
+def chapter_counts(res: Resources, source_file: str | None, text: str) -> Counter:
+    """How often the book uses each word: the corpus's counts, with the chapter's own
+    when the chapter is not one of the corpus's files."""
+    counts, names = corpus_counts(res)
+    if source_file in names:
+        return counts
+    return counts + book_counts([text])
+
+
+def chapter_context(text: str, res: Resources, source_file: str | None = None,
+                    games: Iterable[str] = ()) -> CleanContext:
+    """The context a chapter is cleaned in: the book's word counts, whether the chapter
+    was printed with the long s, and the terms of what it is about: the families of
+    games its words belong to, and the names of the games (slugs) its running heads name."""
+    counts = chapter_counts(res, source_file, text)
+    own = book_counts([text])
+    long_s = is_long_s_printing(text, res.lexicon)
+    if long_s:  # the chapter's words as they are spelled, to know what it is about
+        for w, n in list(own.items()):
+            if "f" in w:
+                own[w.replace("f", "s")] += n
+    domain = Domain.default()
+    terms = domain.terms_of(own) | _name_words(res, games)
+    return CleanContext(res, corrector(res), BookContext(counts, long_s, terms, domain.bonus), CleanSettings.default())
+
+
+def _name_words(res: Resources, games: Iterable[str]) -> frozenset[str]:
+    """The words that name these games ('hombre', 'ombre' for l'hombre): in a chapter
+    about a game, its name is far likelier than in French at large."""
+    words: set[str] = set()
+    for slug in games:
+        entry = res.catalogue.get(slug)
+        for name in (entry.name, *entry.spellings) if entry else ():
+            words.update(w for w in regex.split(r"[\s'’-]+", name.lower()) if len(w) > 3)
+    return frozenset(words)

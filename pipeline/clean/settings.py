@@ -1,0 +1,87 @@
+"""The clean stage's settings (data: pipeline/data/clean.toml, where each value says
+what raising or lowering it does)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .. import data
+
+
+@dataclass(frozen=True)
+class Confidence:
+    typography: float
+    letter_spacing: float
+    bracket_p: float
+    bracket_q: float
+    stray_mark: float
+    spacing: float
+    digits_in_number: float
+    elision: float
+    split_word: float
+    joined_words: float
+    lost_hyphen: float
+
+
+@dataclass(frozen=True)
+class NumberInList:
+    max_cost: float
+    word_zipf: float
+    min_numbers: int
+    window: int
+    confidence: float
+
+
+@dataclass(frozen=True)
+class SplitWord:
+    fragment_zipf: float
+    joined_zipf: float
+    joined_gain: float
+
+
+@dataclass(frozen=True)
+class JoinedWords:
+    min_length: int
+    word_zipf: float
+    part_zipf: float
+    part_min_length: int
+    both_min_length: int
+    corrector_max_cost: float
+
+
+@dataclass(frozen=True)
+class CorrectorSettings:
+    """The correction engine's thresholds (clean/correct.py)."""
+
+    weight: float
+    prior_cap: float
+    book_weight: float
+    book_cap: float
+    short_length_change: float
+    nonword_max_cost: float
+    nonword_min_prior: float
+    nonword_min_score: float
+    nonword_margin: float
+    realword_max_cost: float
+    realword_margin: float
+    realword_lead: float
+    term_max_cost: float
+    realword_suggestion: float
+    nonword_suggestion: float
+    recurrent_max_cost: float
+    suggestion_max_cost: float
+
+
+@dataclass(frozen=True)
+class CleanSettings:
+    confidence: Confidence
+    number_in_list: NumberInList
+    split_word: SplitWord
+    joined_words: JoinedWords
+    corrector: CorrectorSettings
+
+    @classmethod
+    @lru_cache(maxsize=1)
+    def default(cls) -> "CleanSettings":
+        return data.settings(cls, "clean")

@@ -1,0 +1,64 @@
+"""The layout stage: ``RawChapter`` → ``Layout``.
+
+Finds what on the page is not reading text (the export's header and footer, the
+running heads with their page numbers: ``lines``, ``pages``), reads the page numbers
+against their sequence, and rebuilds the paragraphs (``paragraphs``). Every join is
+an edit of a ``MappedText``, so each paragraph still maps back, character by
+character, to the raw text. Settings: pipeline/data/layout.toml.
+"""
+
+from __future__ import annotations
+
+from ..records import Diagnostic, Layout, RawChapter
+from ..resources import Resources
+from . import lines as _lines, pages as _pages, paragraphs as _paragraphs
+from .settings import LayoutSettings
+
+__all__ = ["layout", "LayoutSettings"]
+
+
+def layout(chapter: RawChapter, res: Resources) -> Layout:
+    s = LayoutSettings.default()
+    raw = chapter.text
+    name = chapter.source_file
+    diagnostics: list[Diagnostic] = []
+    lines = _lines.split_lines(raw)
+    header = _lines.mark_export_lines(lines)
+
+    heads = _pages.find_heads(lines, res, s.heads)
+    for h in heads:
+        h.line.kind = "head"
+    numbers = _pages.read_page_numbers([h.token for h in heads], res.digits, s.page_numbers)
+
+    form = _paragraphs.form(lines, s.paragraphs)
+    units = _paragraphs.units(raw, lines, form, res, s)
+    joins = _paragraphs.decide_joins(units, lines, res)
+
+    pages = _pages.pages(lines, heads, numbers, res)
+    if form != "wrapped":  # a wrapped chapter's line ends say nothing of its pages
+        breaks = [(j.gap_start, j.gap_end) for j in joins if j.kind == "continued"]
+        pages, lost = _pages.infer_lost_pages(pages, breaks)
+        for _, missing in lost:
+            diagnostics.append(Diagnostic(name, "warning", f"page {missing} has no running head; "
+                                          f"its start is placed at the paragraph break nearest to it"))
+    for page in pages:
+        if page.running_head is not None and page.number_status == "inferred" and page.number_raw:
+            diagnostics.append(Diagnostic(name, "info", f"page head {page.running_head!r}: number "
+                                          f"unreadable, {page.number} inferred from the sequence"))
+    for a, b in zip(pages, pages[1:]):
+        if a.number is not None and b.number is not None and b.number != a.number + 1 and b.number_status != "inferred":
+            diagnostics.append(Diagnostic(name, "warning", f"page {b.number} follows page {a.number}: "
+                                          "pages are missing or a head is misread"))
+
+    blocks = _paragraphs.blocks(units, joins, pages, res.lexicon, s.hyphens)
+    if not blocks:
+        diagnostics.append(Diagnostic(name, "warning", "no reading text found"))
+    return Layout(
+        chapter=chapter,
+        header=header,
+        pages=tuple(pages),
+        furniture=tuple(_lines.furniture(lines)),
+        blocks=tuple(blocks),
+        form=form,
+        diagnostics=tuple(diagnostics),
+    )

@@ -1,0 +1,216 @@
+"""Printed pages: the running heads, their page numbers read as a sequence, and the
+pages whose head the OCR lost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import regex
+
+from ..markers import heading_marker
+from ..numbers import DIGITS, DigitModel, Reading, best_path, implied_values
+from ..records import Page
+from ..resources import Resources
+from .lines import Line
+from .settings import Heads, PageNumbers
+
+TOKEN_DEBRIS = ".,»«'\"*\\·:;-—–()[]"
+
+
+@dataclass
+class Head:
+    line: Line
+    title: str
+    token: str | None  # the page number as printed, None for a head without one
+
+
+def upper_ratio(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(c.isupper() for c in letters) / len(letters)
+
+
+def _number_token(tok: str, digits: DigitModel, s: Heads) -> bool:
+    t = tok.strip(TOKEN_DEBRIS)
+    if not t or len(t) > s.number_max_glyphs:
+        return False
+    real = sum(c in DIGITS for c in t)
+    likeness = digits.digit_likeness(t)
+    if real and likeness >= s.digit_likeness:
+        return True
+    return len(t) >= 2 and likeness >= s.digit_likeness and real == 0
+
+
+def _parse_head(line: Line, res: Resources, s: Heads) -> Head | None:
+    """A line that reads as a running head: a short title and a page number, either order."""
+    text = line.stripped
+    if len(text) > s.max_length or heading_marker(text):
+        return None
+    tokens = [t for t in text.split() if t.strip(TOKEN_DEBRIS)]
+    if not tokens or len(tokens) > s.max_tokens:
+        return None
+    digits = res.digits
+    for side in (-1, 0):
+        tok = tokens[side]
+        if not _number_token(tok, digits, s):
+            continue
+        rest = tokens[:-1] if side == -1 else tokens[1:]
+        title = " ".join(rest)
+        clean_tok = tok.strip(TOKEN_DEBRIS)
+        real = sum(c in DIGITS for c in clean_tok)
+        if not rest:
+            if real == len(clean_tok) and len(clean_tok) >= 1:
+                return Head(line, "", clean_tok)  # a bare page number
+            continue
+        letters = sum(c.isalpha() for c in title)
+        if letters > s.max_title_letters or len(rest) > s.max_title_words:
+            continue
+        names_game = bool(res.catalogue.head_games(title))
+        if upper_ratio(title) >= s.min_upper or names_game:
+            if not real and upper_ratio(title) < s.min_upper_no_digit and not names_game:
+                continue
+            return Head(line, title, clean_tok)
+    return None
+
+
+def find_heads(lines: list[Line], res: Resources, s: Heads) -> list[Head]:
+    candidates = [l for l in lines if l.kind == "text"]
+    heads = {}
+    for line in candidates:
+        h = _parse_head(line, res, s)
+        if h:
+            heads[line.index] = h
+    titles = {_title_key(h.title) for h in heads.values() if h.title}
+    for pos, line in enumerate(candidates):
+        if line.index in heads:
+            continue
+        text = line.stripped
+        if (len(text.split()) > s.bare_max_words or len(text) > s.bare_max_length or text.endswith(".")
+                or upper_ratio(text) < s.bare_min_upper or heading_marker(text)):
+            continue
+        # a line of capitals alone: the chapter's first line, or the title of a head seen with a number
+        if pos == 0 or _title_key(text) in titles:
+            heads[line.index] = Head(line, text, None)
+    return [heads[i] for i in sorted(heads)]
+
+
+def _title_key(title: str) -> str:
+    return regex.sub(r"[^\p{L}]", "", title).upper()
+
+
+def read_page_numbers(tokens: list[str | None], digits: DigitModel, s: PageNumbers) -> list[tuple[int | None, str | None]]:
+    """Decode the page numbers of a chapter's heads together, as a sequence: each
+    (number, status), status 'read', 'decoded', 'inferred' or None."""
+    if not tokens:
+        return []
+    base = [digits.readings(t, max_cost=s.max_cost) if t else {} for t in tokens]
+    implied = implied_values(digits, tokens, base, s.implied_window, s.implied_max_cost)
+    candidates: list[list[Reading]] = []
+    for tok, own, more in zip(tokens, base, implied):
+        if tok is None:
+            candidates.append([Reading("none", None, 0.0)])
+            continue
+        readings = [Reading("page", v, c) for v, c in {**own, **more}.items()]
+        readings.append(Reading("none", None, s.no_number))
+        candidates.append(readings)
+
+    def step(state, reading, index):
+        if reading.kind == "none":
+            return (state + 1 if state is not None else None), 0.0
+        v = reading.value
+        if state is None:
+            return v + 1, s.first
+        if v == state:
+            return v + 1, 0.0
+        if state < v <= state + s.max_skip:
+            return v + 1, s.skip_per_page * (v - state)
+        return v + 1, s.out_of_sequence
+
+    path = best_path(candidates, None, step)
+    values: list[int | None] = [r.value for r in path]
+    statuses: list[str | None] = []
+    for tok, r in zip(tokens, path):
+        if r.value is None:
+            statuses.append(None)
+        elif tok and all(c in DIGITS for c in tok) and int(tok) == r.value:
+            statuses.append("read")
+        else:
+            statuses.append("decoded")
+    _infer_unread(values, statuses)
+    return list(zip(values, statuses))
+
+
+def _infer_unread(values: list[int | None], statuses: list[str | None]) -> None:
+    """Fill the numbers of heads read as having none from the nearest numbers read."""
+    for k in range(len(values)):
+        if values[k] is not None:
+            continue
+        prev = next(((j, values[j]) for j in range(k - 1, -1, -1) if values[j] is not None and statuses[j] != "inferred"), None)
+        nxt = next(((j, values[j]) for j in range(k + 1, len(values)) if values[j] is not None and statuses[j] != "inferred"), None)
+        if prev:
+            values[k] = prev[1] + (k - prev[0])
+        elif nxt:
+            values[k] = nxt[1] - (nxt[0] - k)
+        if values[k] is not None and values[k] > 0:
+            statuses[k] = "inferred"
+        else:
+            values[k] = None
+
+
+def pages(lines: list[Line], heads: list[Head], numbers, res: Resources) -> list[Page]:
+    body = [l for l in lines if l.kind in ("text", "head")]
+    out: list[Page] = []
+    if not body:
+        return [Page(0, 0, None, None, None, None, None, None)]
+    if not heads or heads[0].line.index != body[0].index:
+        # content before the first head: the page the chapter opens on
+        first_number = None
+        status = None
+        if heads and numbers[0][0] is not None:
+            first_number = numbers[0][0] - 1 if numbers[0][0] > 1 else None
+            status = "inferred" if first_number else None
+        out.append(Page(0, body[0].start, first_number, None, status, None, None, None))
+    for h, (number, status) in zip(heads, numbers):
+        out.append(
+            Page(
+                seq=len(out),
+                start=h.line.start,
+                number=number,
+                number_raw=h.token,
+                number_status=status,
+                running_head=h.line.text,
+                head_title=h.title or None,
+                head_game=res.catalogue.head_game(h.title) if h.title else None,
+                head_start=h.line.start,
+                head_end=h.line.end,
+            )
+        )
+    return out
+
+
+def infer_lost_pages(pages: list[Page], breaks: list[tuple[int, int]]) -> tuple[list[Page], list[tuple[Page, int]]]:
+    """Place pages whose head the OCR lost: a gap in the numbers and as many
+    paragraph breaks in mid-sentence (``breaks``: raw (gap start, gap end)) between
+    the two heads as pages missing. Returns the pages and, for each placed, (the page
+    before it, its number)."""
+    out: list[Page] = []
+    lost = []
+    for k, page in enumerate(pages):
+        out.append(page)
+        if k + 1 >= len(pages):
+            continue
+        nxt = pages[k + 1]
+        if page.number is None or nxt.number is None:
+            continue
+        missing = nxt.number - page.number - 1
+        if missing < 1:
+            continue
+        between = [b for b in breaks if page.start <= b[0] < nxt.start]
+        if len(between) != missing:
+            continue
+        for i, (_, gap_end) in enumerate(between, 1):
+            number = page.number + i
+            out.append(Page(0, gap_end, number, None, "inferred", None, None, None))
+            lost.append((page, number))
+    return [replace(p, seq=i) for i, p in enumerate(out)], lost

@@ -1,0 +1,273 @@
+"""Paragraphs rebuilt from lines: hard-wrapped lines reflowed, a paragraph broken by
+a line end, a blank line or a page break continued when it ends mid-sentence, a word
+hyphenated across the break mended, footnotes set apart. Every join is an edit of a
+``MappedText`` under a layout fix, so each paragraph still maps back, character by
+character, to the raw text."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+import regex
+
+from ..lexicon import Lexicon
+from ..markers import heading_marker, note_marker, opens_structure, roman_marker
+from ..records import Block, Page, page_at
+from ..resources import Resources
+from ..text import Edit, MappedText
+from .lines import Line
+from .settings import Hyphens, LayoutSettings, Paragraphs
+
+_TERMINAL = ".!?:;"
+_TRAILING_GARBAGE = " *'\"\\^`_|»«"
+_LETTER = regex.compile(r"\p{L}")
+_WORD_AT_END = regex.compile(r"([\p{L}'’]+)-$")
+_WORD_AT_START = regex.compile(r"^[^\s,.;:!?]+")
+_INLINE_BREAK = regex.compile(r"(?<=\p{L})([\p{L}'’]*)- (?=[\p{L}^])")
+
+
+@dataclass
+class Unit:
+    """Lines that belong together before paragraphs are joined: one line, or the lines
+    of a wrapped paragraph."""
+
+    text: MappedText
+    first: int  # line indices
+    last: int
+    note: int | None = None
+
+
+@dataclass
+class Join:
+    """A decision to continue a paragraph across the raw between two units."""
+
+    left: int  # unit indices
+    right: int
+    kind: str  # 'page_break' or 'continued'
+    gap_start: int
+    gap_end: int
+
+
+def form(lines: list[Line], s: Paragraphs) -> str:
+    """How the export lays paragraphs out: 'blank-separated', 'line-per-paragraph' or
+    'wrapped' (one line per printed line)."""
+    text_lines = [l for l in lines if l.kind == "text"]
+    if not text_lines:
+        return "blank-separated"
+    followed_by_blank = 0
+    for l in text_lines:
+        nxt = lines[l.index + 1] if l.index + 1 < len(lines) else None
+        if nxt is None or nxt.kind == "blank":
+            followed_by_blank += 1
+    if followed_by_blank / len(text_lines) > s.blank_separated:
+        return "blank-separated"
+    lengths = [len(l.stripped) for l in text_lines]
+    open_ended = sum(1 for l in text_lines if _ending(l.stripped)[-1:] not in _TERMINAL) / len(text_lines)
+    if statistics.median(lengths) < s.wrapped_median and open_ended > s.wrapped_open_ended:
+        return "wrapped"
+    return "line-per-paragraph"
+
+
+def _ending(text: str) -> str:
+    return text.rstrip(_TRAILING_GARBAGE)
+
+
+def _starts_lower(text: str) -> bool:
+    m = _LETTER.search(text[:4])
+    return bool(m) and m.group().islower() and not text.lstrip().startswith(("(", "[")) or (
+        bool(text) and text[0] in ",;:)"
+    )
+
+
+def _starts_upper(text: str) -> bool:
+    m = _LETTER.search(text[:3])
+    return bool(m) and m.group().isupper()
+
+
+def units(raw: str, lines: list[Line], form: str, res: Resources, s: LayoutSettings) -> list[Unit]:
+    groups: list[list[Line]] = []
+    if form == "wrapped":
+        text_lines = [l for l in lines if l.kind == "text"]
+        width = statistics.median(len(l.stripped) for l in text_lines)
+        group: list[Line] = []
+        for line in lines:
+            if line.kind != "text":
+                if group:
+                    groups.append(group)
+                    group = []
+                continue
+            if group and _ends_paragraph(group[-1], line, width, res, s.paragraphs):
+                groups.append(group)
+                group = []
+            group.append(line)
+        if group:
+            groups.append(group)
+    else:
+        groups = [[l] for l in lines if l.kind == "text"]
+    return [_unit_from_lines(raw, g, res, s.hyphens) for g in groups]
+
+
+def _ends_paragraph(prev: Line, nxt: Line, width: float, res: Resources, s: Paragraphs) -> bool:
+    p, n = prev.stripped, nxt.stripped
+    if opens_structure(n, res.digits):
+        return True
+    ends = _ending(p)
+    terminal = ends[-1:] in _TERMINAL
+    if (roman_marker(p) or heading_marker(p)) and (terminal or len(p) < s.marker_line * width):
+        return True
+    if terminal and _starts_upper(n) and len(p) < s.full_line * width:
+        return True
+    if len(p) < s.short_line * width and _starts_upper(n) and not p.endswith("-"):
+        return True
+    return False
+
+
+def _unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens) -> Unit:
+    first = group[0]
+    mt = _line_text(raw, first)
+    for line in group[1:]:
+        mt = join(mt, _line_text(raw, line), [], "layout.reflow", res.lexicon, s)
+    mt = _mend_inline_breaks(mt, res.lexicon, s)
+    note = note_marker(mt.text)
+    return Unit(mt, first.index, group[-1].index, note.value if note else None)
+
+
+def _line_text(raw: str, line: Line) -> MappedText:
+    lead = len(line.text) - len(line.text.lstrip())
+    trail = len(line.text.rstrip())
+    return MappedText.from_raw(raw, line.start + lead, line.start + trail)
+
+
+def mend_break(left: str, right: str, lex: Lexicon, s: Hyphens) -> tuple[str, str, float]:
+    """How to mend a word broken by a hyphen at a line end: 'left-' / 'right'.
+
+    Returns the joiner ('' to join, '-' to keep the hyphen, ' ' when the hyphen was a
+    stray mark between two words), the fix, and a confidence.
+    """
+    l, r = left.replace("’", "'"), right.replace("’", "'")
+    if f"{l}-{r}".lower() in lex.compounds:
+        return "-", "layout.keep_hyphen", s.compound
+    if lex.known(l + r, 1.0) and not lex.hyphen_is_real(l, r):
+        return "", "layout.join_hyphenated", s.joined
+    if lex.hyphen_is_real(l, r):
+        return "-", "layout.keep_hyphen", s.own_hyphen
+    if lex.best_zipf(l) >= s.stray_min_zipf and lex.best_zipf(r) >= s.stray_min_zipf and len(l) > 2:
+        return " ", "layout.stray_hyphen", s.stray
+    return "", "layout.join_hyphenated", s.unknown
+
+
+def join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], fix: str, lex: Lexicon,
+         s: Hyphens) -> MappedText:
+    """Continue ``left`` with ``right``; what lies between them in the raw text
+    (newlines, blank lines, a running head, footnotes set apart) is replaced by one
+    space, or by nothing when a hyphenated word is mended."""
+    joiner, confidence = " ", 1.0
+    m = _WORD_AT_END.search(left.text[-60:])
+    word_right = _WORD_AT_START.match(right.text)
+    if m and word_right and _LETTER.match(right.text):
+        how, hyphen_fix, confidence = mend_break(m.group(1), word_right.group(), lex, s)
+        # a reflowed line mends its word alone; a paragraph joined across a break
+        # records both fixes on the one gap
+        fix = hyphen_fix if fix == "layout.reflow" else f"{fix}+{hyphen_fix}"
+        if how == "-":
+            joiner = ""  # the hyphen is the word's own: it stays where it is
+        else:
+            left = left.split(len(left.text) - 1)[0]
+            joiner = how
+    moved = [(a, b, "layout.footnote_moved") for a, b in notes]
+    return left.concat(right, joiner, fix, confidence, moved)
+
+
+def _mend_inline_breaks(mt: MappedText, lex: Lexicon, s: Hyphens) -> MappedText:
+    """'l'obli- ger', 'Suppofons- que': a line-end hyphen the export left inside a line."""
+    edits = []
+    for m in _INLINE_BREAK.finditer(mt.text):
+        left_word = regex.search(r"[\p{L}'’]+$", mt.text[: m.end(1)])
+        right_word = _WORD_AT_START.match(mt.text[m.end() :])
+        if not left_word or not right_word:
+            continue
+        how, fix, conf = mend_break(left_word.group(), right_word.group().lstrip("^"), lex, s)
+        hyphen = m.end(1)
+        if how == "-":
+            edits.append(Edit(hyphen, hyphen + 2, "-", "layout.keep_hyphen", conf))
+        else:
+            edits.append(Edit(hyphen, hyphen + 2, how, fix, conf))
+    return mt.apply(edits) if edits else mt
+
+
+def decide_joins(units: list[Unit], lines: list[Line], res: Resources) -> list[Join]:
+    """Which units continue the paragraph before them (footnotes aside)."""
+    joins: list[Join] = []
+    prev: int | None = None
+    for i, unit in enumerate(units):
+        if unit.note is not None:
+            continue
+        if prev is not None:
+            left = units[prev]
+            between = lines[left.last + 1 : unit.first]
+            if _continues(left.text.text, unit.text.text, res):
+                kind = "page_break" if any(l.kind == "head" for l in between) else "continued"
+                joins.append(Join(prev, i, kind, left.text.raw_end, unit.text.raw_start))
+        prev = i
+    return joins
+
+
+def _continues(left: str, right: str, res: Resources) -> bool:
+    if opens_structure(right, res.digits):
+        return False
+    heading = heading_marker(left)
+    if heading and heading.end >= len(left.rstrip()) - 1:
+        return False  # a heading standing alone is complete
+    ending = _ending(left)
+    if not ending:
+        return False
+    if ending.endswith("-") and _LETTER.match(right):
+        return True
+    if ending[-1] in _TERMINAL:
+        return False
+    last_word = regex.findall(r"[\p{L}'’]+", ending[-30:])
+    if last_word and last_word[-1].lower().replace("’", "'") in res.vocabulary.function_words:
+        return True
+    return _starts_lower(right)
+
+
+def blocks(units: list[Unit], joins: list[Join], pages: list[Page], lex: Lexicon, s: Hyphens) -> list[Block]:
+    """The paragraphs: units joined as decided, each footnote set apart after the
+    paragraph it was printed inside."""
+    joined_to = {j.right: j for j in joins}
+    out: list[Block] = []
+    pending_notes: list[Unit] = []
+    current: MappedText | None = None
+    current_notes: list[Unit] = []
+
+    def flush():
+        nonlocal current, current_notes
+        if current is not None:
+            out.append(Block(current, page_at(pages, current.raw_start)))
+        for n in current_notes:
+            out.append(Block(n.text, page_at(pages, n.text.raw_start), footnote=n.note))
+        current, current_notes = None, []
+
+    for i, unit in enumerate(units):
+        if unit.note is not None:
+            if current is None:
+                out.append(Block(unit.text, page_at(pages, unit.text.raw_start), footnote=unit.note))
+            else:
+                pending_notes.append(unit)
+            continue
+        join_ = joined_to.get(i)
+        if join_ is not None and current is not None:
+            notes = [(n.text.raw_start, n.text.raw_end) for n in pending_notes]
+            fix = "layout.page_break" if join_.kind == "page_break" else "layout.continued"
+            current = join(current, unit.text, notes, fix, lex, s)
+            current_notes.extend(pending_notes)
+            pending_notes = []
+            continue
+        current_notes.extend(pending_notes)
+        pending_notes = []
+        flush()
+        current = unit.text
+    current_notes.extend(pending_notes)
+    flush()
+    return out

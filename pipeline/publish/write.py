@@ -1,0 +1,277 @@
+"""Writing the database: the built chapters → the SQLite file.
+
+The schema is schema/academie.sql; rows are written with sqlite-utils, which also
+builds the full-text index (FTS5, accents and case ignored). The database is written
+to a temporary file beside the target and renamed over it only once complete, so a
+failed or killed build leaves the previous database as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+
+from ..corpus import UNKNOWN
+from ..fixes import FIXES, kind_of
+from ..lexicon import Lexicon
+from ..records import BuiltChapter, Diagnostic, Edition, Game
+from .search import search_text
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
+FTS_TOKENIZER = "unicode61 remove_diacritics 2"
+
+
+def schema_sql() -> str:
+    path = SCHEMA_DIR / "academie.sql"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: the database schema is missing (install the project with 'pip install -e .')")
+    return path.read_text(encoding="utf-8")
+
+
+def publish(
+    db_path: Path | str,
+    editions: list[Edition],
+    chapters: list[BuiltChapter],
+    games: list[Game],
+    diagnostics: list[Diagnostic],
+    stubs: dict | None = None,
+) -> None:
+    db_path = Path(db_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(db_path)
+    tmp = db_path.with_name(f".{db_path.name}.tmp-{os.getpid()}")
+    if tmp.exists():
+        tmp.unlink()
+    try:
+        _write(tmp, editions, chapters, games, diagnostics, stubs or {})
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())  # on disk before it takes the database's name
+        os.replace(tmp, db_path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _write_rules(db: sqlite_utils.Database, stubs: dict) -> None:
+    ids = dict(db.execute("SELECT citation, id FROM passages").fetchall())
+    db["rules"].insert_all(
+        {
+            "passage_id": ids[cite],
+            "citation": cite,
+            "modality": rec.modality,
+            "bearer": rec.bearer,
+            "condition": rec.condition,
+            "consequences": json.dumps([{**c.spec(), "start": c.start, "end": c.end} for c in rec.consequences],
+                                       ensure_ascii=False),
+            "spans": json.dumps(rec.spans),
+            "confidence": rec.confidence,
+            "missing": "; ".join(rec.missing) or None,
+            "stub_module": stub.module,
+            "stub_function": stub.function,
+            "stub_source": stub.source,
+            "status": stub.status,
+        }
+        for cite, (stub, rec) in stubs.items()
+    )
+
+
+def _write_checks(db: sqlite_utils.Database) -> None:
+    """The treatise's numbers checked by code, each linked to the passage it checks."""
+    from ..link.checks import all_checks
+
+    rows = []
+    for c in all_checks():
+        found = db.execute(
+            "SELECT citation FROM passages WHERE game = ? AND instr(text_clean, ?) > 0 ORDER BY id LIMIT 1",
+            (c.game, c.anchor),
+        ).fetchone()
+        rows.append({
+            "game": c.game if db.execute("SELECT 1 FROM games WHERE slug = ?", (c.game,)).fetchone() else None,
+            "citation": found[0] if found else None,
+            "claim": c.claim,
+            "text_says": json.dumps(c.text_says, ensure_ascii=False),
+            "code_says": json.dumps(c.code_says, ensure_ascii=False),
+            "agrees": int(c.agrees),
+            "note": c.note or None,
+        })
+    db["checks"].insert_all(rows)
+
+
+def _remove_stale_temporaries(db_path: Path) -> None:
+    """Remove what builds killed while writing left behind (their process is gone)."""
+    for leftover in db_path.parent.glob(f".{db_path.name}.tmp-*"):
+        m = re.search(r"\.tmp-(\d+)", leftover.name)
+        if m and not _alive(int(m.group(1))):
+            leftover.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics, stubs: dict) -> None:
+    conn = sqlite3.connect(path)
+    # the file is private until renamed, and discarded if anything fails: no journal,
+    # no syncing while it is written
+    conn.execute("PRAGMA journal_mode = OFF")
+    conn.execute("PRAGMA synchronous = OFF")
+    db = sqlite_utils.Database(conn)
+    conn.executescript(schema_sql())
+    _write_fixes(db)
+    _write_editions(db, editions, {c.info.edition_id for c in chapters})
+    db["games"].insert_all({"slug": g.slug, "name": g.name} for g in games)
+    ids = _Ids()
+    lexicon = Lexicon.default()
+    for chapter_id, c in enumerate(chapters, 1):
+        _write_chapter(db, chapter_id, c)
+        _write_pages(db, chapter_id, c, ids)
+        _write_passages(db, chapter_id, c, ids, lexicon)
+    db["build_log"].insert_all(
+        {"source_file": d.file, "level": d.level, "message": d.message} for d in diagnostics
+    )
+    _write_rules(db, stubs)
+    _write_checks(db)
+    db["passages"].enable_fts(["text_clean", "text_search", "text_raw"], tokenize=FTS_TOKENIZER)
+    conn.commit()
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.close()
+
+
+@dataclass
+class _Ids:
+    """Row ids given across chapters, so that every table's ids follow reading order."""
+
+    page: int = 0
+    passage: int = 0
+    correction: int = 0
+
+
+def _write_fixes(db: sqlite_utils.Database) -> None:
+    db["fixes"].insert_all(
+        {"name": f.name, "stage": f.stage, "kind": f.kind, "explanation": f.explanation} for f in FIXES.values()
+    )
+
+
+def _write_editions(db: sqlite_utils.Database, editions: list[Edition], used: set[str]) -> None:
+    db["editions"].insert_all(
+        {"id": e.id, "title": e.title, "year": e.year, "source": e.source, "chapter_count": e.chapters}
+        for e in editions
+        if e.id in used or e.id != UNKNOWN.id
+    )
+
+
+def _write_chapter(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter) -> None:
+    layout = c.seg.layout
+    raw = layout.chapter
+    db["chapters"].insert(
+        {
+            "id": chapter_id,
+            "edition_id": c.info.edition_id,
+            "source_file": c.info.source_file,
+            "number": c.info.number,
+            "total": c.info.total,
+            "title": c.info.title,
+            "sha256": raw.sha256,
+            "raw_text": raw.text,
+            "encoding": raw.encoding,
+            "edition_source": c.info.edition_source,
+            "layout_form": layout.form,
+            "citation_key": c.info.key,
+            "note": c.info.note,
+        }
+    )
+
+
+def _write_pages(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter, ids: _Ids) -> None:
+    layout = c.seg.layout
+    rows = []
+    for p in layout.pages:
+        ids.page += 1
+        rows.append(
+            {
+                "id": ids.page,
+                "chapter_id": chapter_id,
+                "seq": p.seq,
+                "number": p.number,
+                "number_raw": p.number_raw,
+                "number_status": p.number_status,
+                "running_head": p.running_head,
+                "head_game": p.head_game,
+                "raw_start": p.start,
+                "head_end": p.head_end,
+            }
+        )
+    db["pages"].insert_all(rows)
+    db["furniture"].insert_all(
+        {"chapter_id": chapter_id, "kind": f.kind, "raw_start": f.start, "raw_end": f.end, "text": f.text}
+        for f in layout.furniture
+    )
+
+
+def _write_passages(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter, ids: _Ids, lexicon: Lexicon) -> None:
+    """A chapter's passages, with their corrections and suggestions."""
+    rows, corrections, suggestions = [], [], []
+    for p, cite in zip(c.seg.passages, c.citations):
+        ids.passage += 1
+        offered = {}
+        for sg in p.suggestions:
+            at = p.text.from_raw_offset(sg.start)
+            if at is not None and p.text.text[at : at + len(sg.before)] == sg.before:
+                offered[at] = sg.suggestion
+            suggestions.append(
+                {"passage_id": ids.passage, "start": sg.start, "end": sg.end, "before": sg.before,
+                 "suggestion": sg.suggestion, "fix": sg.fix, "confidence": sg.confidence}
+            )
+        rows.append(
+            {
+                "id": ids.passage,
+                "citation": cite,
+                "chapter_id": chapter_id,
+                "seq": p.seq,
+                "game": p.game,
+                "kind": p.kind,
+                "number": p.number,
+                "number_raw": p.number_raw,
+                "page": p.page,
+                "text_raw": p.text.raw_text,
+                "text_clean": p.text.text,
+                "text_search": search_text(p.text.text, offered, lexicon),
+                "raw_start": p.text.raw_start,
+                "raw_end": p.text.raw_end,
+                "term": p.term,
+                "note_for": c.citations[p.note_for] if p.note_for is not None else None,
+            }
+        )
+        for k in p.text.corrections():
+            ids.correction += 1
+            corrections.append(
+                {
+                    "id": ids.correction,
+                    "passage_id": ids.passage,
+                    "start": k.start,
+                    "end": k.end,
+                    "before": k.before,
+                    "after": k.after,
+                    "fix": k.fix,
+                    "kind": kind_of(k.fix),
+                    "confidence": k.confidence,
+                    "clean_start": k.clean_start,
+                    "clean_end": k.clean_end,
+                }
+            )
+    db["passages"].insert_all(rows)
+    db["corrections"].insert_all(corrections)
+    db["suggestions"].insert_all(suggestions)

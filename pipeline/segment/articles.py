@@ -1,0 +1,156 @@
+"""The numbers of the articles, decoded jointly: every numbered paragraph's OCR
+readings, and those its neighbours imply, chosen together by a Viterbi search over
+the sequence, so that the sequence corrects each reading ('78.' between 72 and 74 is
+73). Ordinal list items ('1°.', OCR'd 'jo.' for '2°.') are told apart in the same
+search. Then the number as decided is written in place of the OCR's."""
+
+from __future__ import annotations
+
+from ..markers import Marker, roman_marker
+from ..numbers import DIGITS, Reading, best_path, implied_values
+from ..resources import Resources
+from ..text import MappedText
+from .kinds import Draft
+from .settings import Articles, SegmentSettings
+
+ROMAN_NUMERALS = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+                  (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+
+
+def _readings(d: Draft, res: Resources, s: Articles) -> list[Reading]:
+    """A numbered paragraph's readings: as an article, as an ordinal item, or as none."""
+    digits = res.digits
+    out: dict[tuple[str, int], float] = {}
+
+    def add(kind: str, value: int, cost: float) -> None:
+        if value and value > 0 and cost < out.get((kind, value), 99.0):
+            out[(kind, value)] = cost
+
+    none_cost = s.none_no_digit
+    for m in d.markers:
+        if m.kind == "number":
+            glyphs = m.token.replace(" ", "")
+            real = sum(c in DIGITS for c in glyphs)
+            none_cost = max(none_cost, s.none_all_digits if real == len(glyphs)
+                            else s.none_some_digits if real else s.none_no_digit)
+            for v, c in digits.readings(m.token, max_cost=s.max_cost).items():
+                add("article", v, c)
+            if glyphs.endswith(("o", "O")) and len(glyphs) > 1:
+                # 'jo.' can be '2°.': the degree sign read as an o
+                for v, c in digits.readings(glyphs[:-1], max_cost=s.degree_max_cost).items():
+                    add("ordinal", v, c + s.degree_as_o)
+        elif m.kind == "ordinal":
+            none_cost = s.none_ordinal
+            for v, c in digits.readings(m.token, max_cost=s.max_cost).items():
+                add("ordinal", v, c)
+        elif m.kind == "roman":
+            none_cost = max(none_cost, s.none_roman)
+            add("article", m.value, s.roman)
+        elif m.kind == "word":
+            none_cost = s.none_word
+            add("article", m.value, 0.0)
+    readings = [Reading(kind, v, c) for (kind, v), c in out.items()]
+    readings.append(Reading("none", None, none_cost))
+    return readings
+
+
+def decode_numbers(drafts: list[Draft], res: Resources) -> None:
+    """Choose every numbered paragraph's reading at once, by Viterbi over the sequence."""
+    s = SegmentSettings.default().articles
+    items: list[Draft] = []
+    barriers: set[int] = set()  # indices of items a new game starts before
+    for d in drafts:
+        if d.barrier:
+            barriers.add(len(items))
+        if d.kind == "article":
+            items.append(d)
+    if not items:
+        return
+    base = [_readings(d, res, s) for d in items]
+    tokens = [next((m.token for m in d.markers if m.kind == "number"), None) for d in items]
+    implied = implied_values(
+        res.digits, tokens,
+        [{r.value: r.cost for r in readings if r.kind == "article"} for readings in base],
+        s.implied_window, s.implied_max_cost, s.implied_source_max_cost,
+        apart=lambda j, k: any(min(j, k) < b <= max(j, k) for b in barriers),
+    )
+    candidates = [own + [Reading("article", v, c) for v, c in more.items()] for own, more in zip(base, implied)]
+
+    def step(state, reading, index):
+        last_art, last_ord = state
+        if index in barriers:
+            last_art, last_ord = None, None
+        if reading.kind == "none":
+            return (last_art, last_ord), 0.0
+        v = reading.value
+        if reading.kind == "ordinal":
+            if last_ord is None:
+                cost = 0.0 if v == 1 else s.ordinal_first_other
+            else:
+                cost = 0.0 if v == last_ord + 1 else s.ordinal_out_of_sequence
+            return (last_art, v), cost
+        if last_art is None:
+            cost = s.first_one if v == 1 else s.first_other
+        elif v == last_art + 1:
+            cost = 0.0
+        elif v == 1:
+            cost = s.restart
+        elif last_art + 1 < v <= last_art + s.max_gap:
+            cost = s.gap + s.gap_per_number * (v - last_art - 2)
+        else:
+            cost = s.out_of_sequence
+        return (v, None), cost
+
+    path = best_path(candidates, (None, None), step)
+    for d, reading in zip(items, path):
+        d.decided = reading
+        if reading.kind == "article":
+            d.number = reading.value
+        else:
+            d.kind = "paragraph"  # an ordinal list item, or a number that is no article
+
+
+def roman(n: int) -> str:
+    out = []
+    for v, s in ROMAN_NUMERALS:
+        while n >= v:
+            out.append(s)
+            n -= v
+    return "".join(out)
+
+
+def write_number(d: Draft, res: Resources) -> MappedText:
+    """Write the decoded number in place of the OCR'd one ('i3.' → '13.')."""
+    settings = SegmentSettings.default()
+    s = settings.articles
+    t = d.text
+    if d.kind == "article" and d.decided is not None:
+        marker = _chosen_marker(d, res)
+        d.number_raw = marker.token
+        if marker.kind == "word":
+            return t
+        new = f"{d.number}." if marker.kind == "number" else f"{roman(d.number)}."
+        return t.replace(0, marker.end, new, "segment.article_number", s.confidence(d.decided.cost))
+    if d.kind == "paragraph" and d.decided is not None and d.decided.kind == "ordinal":
+        marker = d.markers[0]
+        return t.replace(0, marker.end, f"{d.decided.value}°.", "segment.ordinal", s.confidence(d.decided.cost))
+    if d.kind == "section" and d.roman_value:
+        m = roman_marker(t.text)
+        if m:
+            d.number = d.roman_value
+            return t.replace(m.start, m.end, f"{roman(d.roman_value)}.", "segment.section_number",
+                             settings.titles.section_number_confidence)
+    return t
+
+
+def _chosen_marker(d: Draft, res: Resources) -> Marker:
+    """The marker the decided number was read from: an article word, a Roman
+    numeral read as such ('IV.'), or an arabic number however damaged."""
+    kinds = {m.kind: m for m in d.markers}
+    if "word" in kinds:
+        return kinds["word"]
+    roman_, number = kinds.get("roman"), kinds.get("number")
+    kept = SegmentSettings.default().articles.roman_kept
+    if roman_ and roman_.value == d.number and (number is None or res.digits.cost(number.token, d.number) > kept):
+        return roman_
+    return number or roman_ or d.markers[0]
