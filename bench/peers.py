@@ -17,7 +17,7 @@ letter. Words of one letter are left alone by default, as our corrector leaves t
 Ours is the real pipeline: the clean reading text of ``process_chapter`` (the passages'
 clean text, one a line). Every system gets the same input, the raw chapter file
 (``corpus/<name>``, UTF-8, the whole file), and is scored with
-``pipeline.evaluate.score`` against ``tests/fixtures/gold/<name>``.
+``pipeline.clean.evaluate.score`` against ``tests/fixtures/gold/<name>``.
 
 Speed is the correction step alone, single-threaded, wall time, median of the runs
 after a discarded warm-up (see below), in characters of the raw chapter files per second, over
@@ -71,12 +71,12 @@ CORPUS = ROOT / "corpus"
 GOLD = ROOT / "tests" / "fixtures" / "gold"
 OUT = ROOT / "bench" / "out" / "peers.json"
 
-import pipeline.correct  # noqa: E402
+import pipeline.clean.correct  # noqa: E402
 from pipeline.build import process_chapter  # noqa: E402
 from pipeline.clean.book import corrector  # noqa: E402
 from pipeline.corpus import chapter_files  # noqa: E402
 from pipeline.clean import clean  # noqa: E402
-from pipeline.evaluate import Score, score  # noqa: E402
+from pipeline.clean.evaluate import Score, page_text, score  # noqa: E402
 from pipeline.ingest import ingest  # noqa: E402
 from pipeline.layout import layout  # noqa: E402
 from pipeline.resources import Resources  # noqa: E402
@@ -179,6 +179,12 @@ class SymSpellPeer(Peer):
 # --------------------------------------------------------------------------- ours
 
 
+def export_free(path: Path) -> str:
+    """The chapter's page text: its raw text without the export's header and footer lines."""
+    lay = layout(ingest(path), Resources(CORPUS))
+    return page_text(lay.chapter.text, [(f.start, f.end) for f in lay.furniture if f.kind.startswith("export_")])
+
+
 def reading_text(path: Path, res: Resources) -> str:
     seg = process_chapter(path, res)
     return "\n".join(p.text.text for p in seg.passages)
@@ -197,7 +203,7 @@ def forget_decisions(res: Resources, everything: bool) -> list[str]:
     for owner, attr in DECISION_CACHES if everything else DECISION_CACHES[:1]:
         obj = res
         for part in owner.split("."):
-            obj = getattr(obj, part)
+            obj = corrector(obj) if part == "corrector" else getattr(obj, part)
         cache = getattr(obj, attr, None)
         if cache is not None:
             cache.clear()
@@ -281,7 +287,8 @@ def main() -> int:
     golds = sorted(GOLD.glob("*.txt"))
     gold_paths = [CORPUS / g.name for g in golds]
     corpus_paths = chapter_files(CORPUS)
-    raw = {p.name: p.read_text(encoding="utf-8") for p in [*corpus_paths, *gold_paths]}
+    # the page text: the export's header and footer lines are metadata, not OCR (the gold drops them)
+    raw = {p.name: export_free(p) for p in [*corpus_paths, *gold_paths]}
     sets = {"gold": gold_paths, "corpus": corpus_paths}
     chars = {k: sum(len(raw[p.name]) for p in ps) for k, ps in sets.items()}
 
@@ -293,7 +300,7 @@ def main() -> int:
     res.lexicon  # noqa: B018
     t1 = time.perf_counter()
     res.catalogue, res.digits, res.vocabulary  # noqa: B018
-    domain = getattr(pipeline.correct, "Domain", None)  # the games' vocabulary, where the pipeline has it
+    domain = getattr(pipeline.clean.correct, "Domain", None)  # the games' vocabulary, where the pipeline has it
     if domain is not None:
         domain.default()
     corrector(res).index  # noqa: B018  (the corpus's word counts, then the index)

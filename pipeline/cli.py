@@ -342,15 +342,21 @@ def evaluate(gold_dir: Path, db: Path, broken: bool):
     total = scores[0]
     for s in scores[1:]:
         total = total + s
-    header = f"{'chapter':<28}{'chars':>7}{'CER raw':>9}{'CER clean':>10}{'reduction':>10}{'words':>7}{'wrong raw':>10}{'fixed':>7}{'broken':>7}{'broken %':>9}"
+    header = (f"{'chapter':<28}{'chars':>7}{'CER raw':>9}{'layout':>8}{'clean':>8}{'reduced':>9}{'layout':>8}"
+              f"{'fixes':>7}{'words':>7}{'wrong':>7}{'fixed':>7}{'broken':>7}{'broken %':>9}")
     click.echo(header)
     for s in [*scores, total]:
         if s is total:
             click.echo("-" * len(header))
         click.echo(
-            f"{s.chapter:<28}{s.characters:>7}{s.cer_raw:>9.2%}{s.cer_clean:>10.2%}{s.reduction:>10.1%}"
-            f"{s.words:>7}{s.wrong_raw:>10}{s.fixed:>7}{s.broken:>7}{s.broken_rate:>9.2%}"
+            f"{s.chapter:<28}{s.characters:>7}{s.cer_raw:>9.2%}{s.cer_layout:>8.2%}{s.cer_clean:>8.2%}"
+            f"{s.reduction:>9.1%}{s.reduction_layout:>8.1%}{s.reduction_words:>7.1%}"
+            f"{s.words:>7}{s.wrong_raw:>7}{s.fixed:>7}{s.broken:>7}{s.broken_rate:>9.2%}"
         )
+    click.echo("CER: of the raw page text (the export's header and footer lines left out), after the layout edits "
+               "alone, after cleaning; reduced: the share of the raw errors removed, by layout and by the fixes of "
+               "words and numbers; words of the gold: wrong in the raw text, fixed, broken (right in the raw text, "
+               "wrong after cleaning).")
     if broken:
         for gold_word, made in total.broken_words:
             click.echo(f"broken: {gold_word!r} → {made!r}")

@@ -88,11 +88,6 @@ def kind_of(fix: str) -> str:
     return words[-1] if words else "layout"
 
 
-def is_layout(fix: str) -> bool:
-    """Edits of the page, not of the words: recorded, but not marked in the reading text."""
-    return kind_of(fix) == "layout"
-
-
 def unknown(fixes) -> list[str]:
     """Names among ``fixes`` (each possibly joined with '+') that are not registered."""
     return sorted({n for f in fixes for n in fix_names(f) if n not in FIXES})

@@ -43,9 +43,6 @@ class DigitModel:
     def default(cls) -> "DigitModel":
         return cls(data.load("digits"))
 
-    def is_glyph(self, ch: str) -> bool:
-        return ch in self.glyphs or ch in self.noise or ch == " "
-
     def glyph_cost(self, glyph: str, digit: str) -> float:
         options = self.glyphs.get(glyph)
         if options and digit in options:

@@ -73,7 +73,6 @@ class Page:
     running_head: str | None  # the head line as printed, None for a page whose head was lost
     head_title: str | None  # the head without its number ('TRE', 'B O S')
     head_game: str | None  # the game the head names, if it names exactly one
-    head_start: int | None = None
     head_end: int | None = None
 
 

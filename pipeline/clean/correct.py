@@ -332,27 +332,39 @@ class Corrector:
         return memo[key]
 
     def _decide(self, printed: str, ctx: BookContext, sentence_start: bool, cue: int = 0) -> Decision | None:
-        s = self.settings
         if len(printed) < 2 or printed.isdigit():
             return None
         lower = printed.lower()
         if self.lexicon.is_period_form(lower):
             return None
         known = self.lexicon.zipf(printed) >= 1.0
+        scored = self._scored(printed, self._candidates(printed, lower, known, ctx), ctx, known)
+        if not scored:
+            return None
         if known:
-            # a real-word error is a confusion within the glyph classes ('carles', 'Loule'):
-            # only the words of the same skeleton can be meant, and only far likelier ones
-            floor = self.prior(printed, ctx) + s.realword_suggestion - self._max_bonus(ctx)
+            return self._real_word(printed, lower, scored, ctx, sentence_start, cue)
+        return self._non_word(printed, lower, scored, ctx, sentence_start)
+
+    def _candidates(self, printed: str, lower: str, known: bool, ctx: BookContext) -> set[str]:
+        """The words the print could be: for a known word, only far likelier words of
+        the same skeleton (a real-word error is a confusion within the glyph classes:
+        'carles', 'Loule'); for an unknown one, those one edit away too."""
+        if known:
+            floor = self.prior(printed, ctx) + self.settings.realword_suggestion - self._max_bonus(ctx)
             cands = self.index.same_skeleton(printed, floor)
         else:
             cands = self.index.candidates(printed)
         cands.discard(lower)
+        return cands
+
+    def _scored(self, printed: str, cands: set[str], ctx: BookContext, known: bool) -> list[tuple[float, float, str]]:
+        """(score, cost, candidate), best first: prior − weight × channel cost."""
+        s = self.settings
         if not cands:
-            return None
+            return []
         # the weighted channel cost is dear to compute: first keep the candidates a
         # plain edit distance (in C, via rapidfuzz) finds close and the lexicon likely
         folded = fold_letters(printed)
-        zipf = self.index.zipf
         fold_of = self.index.folded
         near = process.extract(folded, {c: fold_of[c] for c in cands}, scorer=Levenshtein.distance,
                                score_cutoff=3, limit=None)
@@ -376,51 +388,60 @@ class Corrector:
                 prior_c = self.prior(c, replace(ctx, terms=frozenset()), capped=not known)
             scored.append((prior_c - s.weight * cost, cost, c))
             scored.sort(reverse=True)
-        if not scored:
-            return None
+        return scored
+
+    def _real_word(self, printed: str, lower: str, scored, ctx: BookContext, sentence_start: bool,
+                   cue: int) -> Decision | None:
+        """A known word is changed for a far likelier one, never for its own letters
+        with other accents ('dés', 'là' are words as printed)."""
+        s = self.settings
+        score, cost, best = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else -99.0
+        gain = score - self.prior(printed, ctx)
+        long_s = ctx.long_s and "f" in lower and best == _long_s_reading(lower, best)
+        if long_s:
+            # in a long-s printing an f inside a word is most often an s: the s reading
+            # needs no great margin, and the next word can tip it ('font la' / 'font dans')
+            gain += self.model.long_s_weight * cue
+            margin = self.model.long_s_margin
+        else:
+            margin = s.realword_margin
+        ok = (
+            cost <= s.realword_max_cost
+            and gain >= margin
+            and score - runner_up >= s.realword_lead
+            and fold_letters(best) != fold_letters(printed)
+        )
+        if not ok and (gain < s.realword_suggestion or fold_letters(best) == fold_letters(printed)):
+            return None  # not even worth suggesting: the printed word is likelier
+        confidence = _confidence(gain - margin, score - runner_up)
+        fix = "clean.long_s" if long_s else "clean.real_word"
+        return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
+
+    def _non_word(self, printed: str, lower: str, scored, ctx: BookContext, sentence_start: bool) -> Decision | None:
+        """An unknown word is replaced by its best candidate when that one is cheap to
+        explain, frequent and clearly ahead of the next."""
+        s = self.settings
         score, cost, best = scored[0]
         runner_up = scored[1][0] if len(scored) > 1 else -99.0
         prior = self.prior(best, ctx, capped=True)
-        if known:
-            gain = score - self.prior(printed, ctx)
-            long_s = ctx.long_s and "f" in lower and best == _long_s_reading(lower, best)
-            if long_s:
-                # in a long-s printing an f inside a word is most often an s: the s reading
-                # needs no great margin, and the next word can tip it ('font la' / 'font dans')
-                gain += self.model.long_s_weight * cue
-                margin = self.model.long_s_margin
-            else:
-                margin = s.realword_margin
-            # a known word is changed for a far likelier one, never for its own letters
-            # with other accents ('dés', 'là' are words as printed)
-            ok = (
-                cost <= s.realword_max_cost
-                and gain >= margin
-                and score - runner_up >= s.realword_lead
-                and fold_letters(best) != fold_letters(printed)
-            )
-            fix = "clean.long_s" if long_s else "clean.real_word"
-            confidence = _confidence(gain - margin, score - runner_up)
-            if not ok and (gain < s.realword_suggestion or fold_letters(best) == fold_letters(printed)):
-                return None  # not even worth suggesting: the printed word is likelier
-        else:
-            proper_noun = printed[:1].isupper() and not sentence_start and printed[1:].islower()
-            first_changed = lower[:1] != best[:1]
-            # an unknown word the book prints again and again is a word of the book
-            # ('robre'), unless the OCR's commonest confusions explain it ('pajer')
-            recurrent = ctx.counts.get(lower, 0) >= 2 and cost > s.recurrent_max_cost
-            ok = (
-                not recurrent
-                and cost <= s.nonword_max_cost
-                and prior >= s.nonword_min_prior
-                and score >= s.nonword_min_score
-                and score - runner_up >= s.nonword_margin
-                and (not proper_noun or first_changed)
-            )
-            fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
-            confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
-            if not ok and score < s.nonword_suggestion:
-                return None
+        proper_noun = printed[:1].isupper() and not sentence_start and printed[1:].islower()
+        first_changed = lower[:1] != best[:1]
+        # an unknown word the book prints again and again is a word of the book
+        # ('robre'), unless the OCR's commonest confusions explain it ('pajer')
+        recurrent = ctx.counts.get(lower, 0) >= 2 and cost > s.recurrent_max_cost
+        ok = (
+            not recurrent
+            and cost <= s.nonword_max_cost
+            and prior >= s.nonword_min_prior
+            and score >= s.nonword_min_score
+            and score - runner_up >= s.nonword_margin
+            and (not proper_noun or first_changed)
+        )
+        if not ok and score < s.nonword_suggestion:
+            return None
+        confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
+        fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
 
 

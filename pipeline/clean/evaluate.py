@@ -3,9 +3,15 @@
 A gold file ``<chapter>.txt`` is the reading text of the corpus chapter of the same
 name, corrected by hand (conventions in its folder's CONVENTIONS.md). Texts are
 compared after folding whitespace and dropping spaces before punctuation, as the
-conventions say. For each chapter:
+conventions say. The raw side is the page text: the chapter file without the
+export's header and footer lines (metadata of the export, not OCR; the gold drops
+them too), running heads included (they are on the page, and removing them is the
+layout stage's work). For each chapter:
 
-- CER (character error rate) of the raw file and of the clean reading text;
+- CER (character error rate) of the raw page text, of the reading text with only its
+  layout edits (running heads dropped, lines and pages joined, hyphens mended,
+  spacing), and of the clean reading text: the reduction splits into what layout did
+  and what the fixes of words and numbers did;
 - word by word, after aligning each text's words with the gold's: words the raw
   text had wrong and the clean text has right (fixed), and words the raw text had
   right and the clean text has wrong (broken) — the figure precision is judged by.
@@ -33,20 +39,15 @@ def words(text: str) -> list[str]:
     return [w.replace("’", "'") for w in _WORD.findall(text)]
 
 
-def cer(hypothesis: str, reference: str) -> float:
-    h, r = normalise(hypothesis), normalise(reference)
-    return Levenshtein.distance(h, r) / max(len(r), 1)
-
-
 @dataclass
 class Score:
     chapter: str
     characters: int = 0  # of the gold text
     words: int = 0  # of the gold text
-    errors_raw: int = 0  # character edits, raw → gold
+    errors_raw: int = 0  # character edits, raw page text → gold
+    errors_layout: int = 0  # reading text with its layout edits only → gold
     errors_clean: int = 0
     right_raw: int = 0  # gold words the raw text has right
-    right_clean: int = 0
     fixed: int = 0
     broken: int = 0
     broken_words: list[tuple[str, str]] = field(default_factory=list)  # (gold word, what cleaning made of it)
@@ -56,12 +57,26 @@ class Score:
         return self.errors_raw / max(self.characters, 1)
 
     @property
+    def cer_layout(self) -> float:
+        return self.errors_layout / max(self.characters, 1)
+
+    @property
     def cer_clean(self) -> float:
         return self.errors_clean / max(self.characters, 1)
 
     @property
     def reduction(self) -> float:
         return 1.0 - self.errors_clean / self.errors_raw if self.errors_raw else 0.0
+
+    @property
+    def reduction_layout(self) -> float:
+        """The share of the raw errors the layout edits removed."""
+        return (self.errors_raw - self.errors_layout) / self.errors_raw if self.errors_raw else 0.0
+
+    @property
+    def reduction_words(self) -> float:
+        """The share of the raw errors the fixes of words and numbers removed, after layout."""
+        return (self.errors_layout - self.errors_clean) / self.errors_raw if self.errors_raw else 0.0
 
     @property
     def wrong_raw(self) -> int:
@@ -77,23 +92,26 @@ class Score:
 
     def __add__(self, other: "Score") -> "Score":
         total = Score("total")
-        for name in ("characters", "words", "errors_raw", "errors_clean", "right_raw", "right_clean", "fixed", "broken"):
+        for name in ("characters", "words", "errors_raw", "errors_layout", "errors_clean", "right_raw", "fixed",
+                     "broken"):
             setattr(total, name, getattr(self, name) + getattr(other, name))
         total.broken_words = self.broken_words + other.broken_words
         return total
 
 
-def score(chapter: str, raw: str, clean: str, gold: str) -> Score:
+def score(chapter: str, raw: str, clean: str, gold: str, layout: str | None = None) -> Score:
+    """``raw`` is the page text, ``layout`` the reading text with its layout edits
+    only (the clean text if not given), ``clean`` the reading text."""
     r, c, g = normalise(raw), normalise(clean), normalise(gold)
     s = Score(chapter, characters=len(g))
     s.errors_raw = Levenshtein.distance(r, g)
     s.errors_clean = Levenshtein.distance(c, g)
+    s.errors_layout = Levenshtein.distance(normalise(layout), g) if layout is not None else s.errors_clean
     gw, rw, cw = words(g), words(r), words(c)
     s.words = len(gw)
     raw_right = _right(rw, gw)
     clean_right, clean_seen = _right_with_hyp(cw, gw)
     s.right_raw = sum(raw_right)
-    s.right_clean = sum(clean_right)
     for j, (a, b) in enumerate(zip(raw_right, clean_right)):
         if not a and b:
             s.fixed += 1
@@ -121,6 +139,32 @@ def _right_with_hyp(hyp: list[str], ref: list[str]) -> tuple[list[bool], list[st
     return right, seen
 
 
+def page_text(raw: str, export_lines: list[tuple[int, int]]) -> str:
+    """The chapter's raw text without the export's own lines (header, footers)."""
+    out, pos = [], 0
+    for a, b in sorted(export_lines):
+        out.append(raw[pos:a])
+        pos = b
+    out.append(raw[pos:])
+    return "".join(out)
+
+
+def layout_only(clean: str, corrections: list[tuple[int, int, str, str]]) -> str:
+    """A passage's clean text with every edit that is not layout undone:
+    ``corrections`` are (clean_start, clean_end, before, kind). An edit that joins a
+    layout fix and a word fix in one record (a word mended across a line end, then
+    corrected) counts as a word fix, so it is undone whole."""
+    out, pos = [], 0
+    for a, b, before, kind in sorted(corrections):
+        if kind == "layout":
+            continue
+        out.append(clean[pos:a])
+        out.append(before)
+        pos = b
+    out.append(clean[pos:])
+    return "".join(out)
+
+
 def evaluate_db(conn, gold_dir) -> list[Score]:
     """Score every built chapter that has a gold file in ``gold_dir``."""
     from pathlib import Path
@@ -130,7 +174,18 @@ def evaluate_db(conn, gold_dir) -> list[Score]:
         row = conn.execute("SELECT id, raw_text FROM chapters WHERE source_file = ?", (gold.name,)).fetchone()
         if row is None:
             continue
-        clean = "\n".join(r[0] for r in conn.execute(
-            "SELECT text_clean FROM passages WHERE chapter_id = ? ORDER BY seq", (row[0],)))
-        scores.append(score(gold.name, row[1], clean, gold.read_text(encoding="utf-8")))
+        chapter_id, raw = row[0], row[1]
+        export = [(a, b) for a, b in conn.execute(
+            "SELECT raw_start, raw_end FROM furniture WHERE chapter_id = ? AND kind IN ('export_header', 'export_footer')",
+            (chapter_id,))]
+        passages = conn.execute("SELECT id, text_clean FROM passages WHERE chapter_id = ? ORDER BY seq",
+                                (chapter_id,)).fetchall()
+        edits: dict[int, list] = {}
+        for pid, a, b, before, kind in conn.execute(
+                "SELECT k.passage_id, k.clean_start, k.clean_end, k.before, k.kind FROM corrections k "
+                "JOIN passages p ON p.id = k.passage_id WHERE p.chapter_id = ?", (chapter_id,)):
+            edits.setdefault(pid, []).append((a, b, before, kind))
+        clean = "\n".join(text for _, text in passages)
+        layout = "\n".join(layout_only(text, edits.get(pid, [])) for pid, text in passages)
+        scores.append(score(gold.name, page_text(raw, export), clean, gold.read_text(encoding="utf-8"), layout))
     return scores

@@ -182,7 +182,6 @@ def pages(lines: list[Line], heads: list[Head], numbers, res: Resources) -> list
                 running_head=h.line.text,
                 head_title=h.title or None,
                 head_game=res.catalogue.head_game(h.title) if h.title else None,
-                head_start=h.line.start,
                 head_end=h.line.end,
             )
         )

@@ -155,7 +155,8 @@ class Extractor:
         if bearer is None and any(c.kind == "redeal" for c in consequences):
             bearer = "dealer"  # 'il faut redonner': the one who deals, deals again
         missing = self._missing(modality, bearer, consequences)
-        confidence = 0.9 if not missing else (0.6 if modality != "procedure" else 0.4)
+        sure = self.data["confidence"]
+        confidence = sure["complete"] if not missing else (sure["partial"] if modality != "procedure" else sure["procedure"])
         return RuleRecord(seq, modality, bearer, condition, consequences, confidence, spans, missing)
 
     def _conditions(self, doc, matches, body_start: int) -> list[tuple[int, int]]:

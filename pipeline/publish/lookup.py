@@ -157,10 +157,7 @@ def fixes(conn: sqlite3.Connection) -> list[dict]:
 
 def rule_row(conn: sqlite3.Connection, citation: str) -> sqlite3.Row:
     """An article's rule, with its stub: by citation or by reference ('whist 13')."""
-    try:
-        passage = cite(conn, citation)
-    except LookupError_:
-        raise
+    passage = cite(conn, citation)
     row = conn.execute(
         "SELECT r.*, p.text_clean FROM rules r JOIN passages p ON p.id = r.passage_id WHERE r.passage_id = ?",
         (passage["id"],),

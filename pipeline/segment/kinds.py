@@ -27,7 +27,6 @@ class Draft:
     page_seq: int
     markers: list[Marker] = field(default_factory=list)  # number readings to decide
     roman_value: int | None = None
-    word_value: int | None = None
     number: int | None = None
     number_raw: str | None = None
     term: str | None = None
@@ -76,7 +75,6 @@ def split_block(text: MappedText, page_seq: int, in_glossary: bool, res: Resourc
             d.roman_value = roman.value
         if word:
             d.markers.append(word)
-            d.word_value = word.value
         return [d]
 
     title_end = _section_title_end(t, res)
