@@ -7,7 +7,7 @@ PORT ?= 8001
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install build serve test bench clean browser
+.PHONY: install build serve test bench clean browser readme
 
 install: $(VENV)/.installed
 
@@ -34,6 +34,10 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
 	  echo "installing Debian's chromium for the browser tests"; \
 	  $$sudo apt-get install -y -q chromium >/dev/null || { $$sudo apt-get update -q >/dev/null && $$sudo apt-get install -y -q chromium >/dev/null; }; }
+
+# rewrite the README's examples whose output changed (tests/readme_examples.py): review the diff
+readme: $(VENV)/.installed
+	$(BIN)/python tests/readme_examples.py
 
 # the peer spellcheckers of bench/peers.py, on top of the test install
 $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml

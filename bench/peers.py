@@ -389,7 +389,7 @@ def main() -> int:
     print(f"Python {g['python']} · pyspellchecker {g['versions']['pyspellchecker']} · symspellpy "
           f"{g['versions']['symspellpy']} · wordfreq {g['versions']['wordfreq']} · load average (1 min) before: "
           f"{load0[0]:.2f}")
-    print(f"input: the raw chapter files; the peers replace every unknown word of {args.min_len} letters or more "
+    print(f"input: the page text of the chapter files (without the export header line); the peers replace every unknown word of {args.min_len} letters or more "
           f"by their best suggestion")
     print()
     print(f"Quality on the gold chapters (fixed: % of the words wrong in raw; broken: % of the words right in raw)")

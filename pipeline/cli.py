@@ -75,7 +75,7 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
     kinds = ", ".join(f"{kind} {n}" for kind, n in report.corrections.items())
     click.echo(
         f"{db}: {report.chapters} chapters, {report.games} games, {report.articles} articles, "
-        f"{report.passages} passages, {sum(report.corrections.values())} corrections ({kinds or 'none'}), "
+        f"{report.passages} passages, {sum(report.corrections.values())} corrections{f' ({kinds})' if kinds else ''}, "
         f"{report.rules} rules, {len(report.warnings)} warnings, {len(report.errors)} errors"
     )
     if report.errors:

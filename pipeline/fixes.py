@@ -51,7 +51,7 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("clean.typography", "typography", "ligatures and the long s written as plain letters ('ﬁ' → 'fi', 'ſ' → 's')"),
     Fix("clean.letter_spacing", "typography", "capitals spaced for display joined into their word ('T R E I Z E' → 'TREIZE')"),
     Fix("clean.stray_mark", "typography", "marks standing alone that belong to no word removed ('■', '^', '|')"),
-    Fix("clean.spacing", "layout", "one space between words, none before , . ; : ! ? ) nor after ("),
+    Fix("clean.spacing", "layout", "one space between words, none before a punctuation mark or after an opening bracket ('mal , il' → 'mal, il')"),
     Fix("clean.bracket_p", "spelling", "bracket debris the OCR made of a p read as p ('trom[)erie' → 'tromperie')"),
     Fix("clean.bracket_q", "spelling", "bracket debris the OCR made of a q read as q ('«juatre' → 'quatre')"),
     Fix("clean.digits_in_number", "number", "letters read for digits inside a number ('3i' → '31', '3o3' → '303')"),

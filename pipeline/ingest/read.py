@@ -25,13 +25,17 @@ def ingest(path: Path | str, max_bytes: int = MAX_CHAPTER_BYTES) -> RawChapter:
         if size > max_bytes:
             raise InputError(
                 path.name,
-                f"file too large: {size / 1e6:.1f} MB, more than the {max_bytes / 1e6:.1f} MB a chapter can be "
+                f"file too large: {_size(size)}, more than the {_size(max_bytes)} a chapter can be "
                 "(split it, or raise --max-chapter-size)",
             )
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(path.name, f"cannot read: {exc.strerror or exc}") from None
     return ingest_bytes(data, path.name)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB"
 
 
 def ingest_bytes(data: bytes, name: str) -> RawChapter:

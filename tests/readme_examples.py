@@ -1,0 +1,146 @@
+"""The README's examples, run as they are written.
+
+In a fenced block of README.md, a line ``$ academie …`` is a command and the lines
+after it, up to the next ``$`` line or the end of the block, are what it prints
+(standard error and standard output as a terminal shows them); blank lines before
+the next command only separate. A line ``…`` alone stands for any number of lines
+left out. ``$ cat FILE`` shows a file the examples
+use: running it writes that file. Other commands (``curl``) are shown, not run.
+
+The commands run in order in a fresh folder where ``corpus`` and ``tests`` are the
+project's, so ``academie build`` there writes ``build/academie.db`` and the commands
+after it read it. ``academie serve`` is started, its first line read, and stopped.
+
+``python tests/readme_examples.py`` rewrites the outputs of the examples that no
+longer match (``make readme``): review the diff, restore the ``…`` you want, commit
+it with the change that made it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+ELIDED = "…"
+
+
+@dataclass
+class Example:
+    line: int  # 1-based line of the '$' line in the README
+    command: str  # without the '$ '
+    expected: list[str]
+
+    @property
+    def runs(self) -> bool:
+        return self.command.startswith(("academie ", "cat "))
+
+
+def examples(text: str) -> list[Example]:
+    out: list[Example] = []
+    in_block = False
+    current: Example | None = None
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.startswith("```"):
+            in_block = not in_block
+            current = None
+            continue
+        if not in_block:
+            continue
+        if line.startswith("$ "):
+            current = Example(number, line[2:], [])
+            out.append(current)
+        elif current is not None:
+            current.expected.append(line)
+    for ex in out:  # blank lines before the next command separate, they are not output
+        while ex.expected and not ex.expected[-1].strip():
+            ex.expected.pop()
+    return out
+
+
+def prepare(folder: Path) -> Path:
+    """A folder to run the examples in: the project's corpus and tests, no build yet."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("corpus", "tests"):
+        link = folder / name
+        if not link.exists():
+            link.symlink_to(ROOT / name)
+    return folder
+
+
+def environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8",
+            "COLUMNS": "200", "TERM": "dumb"}
+
+
+def run(example: Example, folder: Path, timeout: float = 300) -> list[str]:
+    """What the command prints, as lines (standard error and output in the order written)."""
+    words = shlex.split(example.command)
+    if words[0] == "cat":
+        (folder / words[1]).write_text("\n".join(example.expected) + "\n", encoding="utf-8")
+        return list(example.expected)
+    argv = [sys.executable, "-m", "pipeline.cli", *words[1:]]
+    if words[1] == "serve":
+        return _first_line_of_serve(argv, folder)
+    proc = subprocess.run(argv, cwd=folder, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, encoding="utf-8", timeout=timeout)
+    return proc.stdout.rstrip("\n").split("\n") if proc.stdout else []
+
+
+def _first_line_of_serve(argv: list[str], folder: Path) -> list[str]:
+    proc = subprocess.Popen(argv, cwd=folder, env=environment(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, encoding="utf-8")
+    try:
+        return [proc.stderr.readline().rstrip("\n")]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def matches(expected: list[str], actual: list[str]) -> bool:
+    """Line by line, where a line '…' stands for any number of lines."""
+    memo: dict[tuple[int, int], bool] = {}
+
+    def go(i: int, j: int) -> bool:
+        key = (i, j)
+        if key not in memo:
+            if i == len(expected):
+                memo[key] = j == len(actual)
+            elif expected[i] == ELIDED:
+                memo[key] = any(go(i + 1, k) for k in range(j, len(actual) + 1))
+            else:
+                memo[key] = j < len(actual) and expected[i].rstrip() == actual[j].rstrip() and go(i + 1, j + 1)
+        return memo[key]
+
+    return go(0, 0)
+
+
+def update(folder: Path) -> int:
+    """Rewrite the outputs of the examples that no longer match; returns how many."""
+    lines = README.read_text(encoding="utf-8").split("\n")
+    changed = 0
+    results = []
+    for ex in examples("\n".join(lines)):
+        if ex.runs:
+            results.append((ex, run(ex, folder)))
+    for ex, actual in reversed(results):  # bottom up, so that the line numbers above stay right
+        if matches(ex.expected, actual):
+            continue
+        changed += 1
+        start = ex.line  # the 0-based index of the first output line
+        lines[start : start + len(ex.expected)] = actual
+    README.write_text("\n".join(lines), encoding="utf-8")
+    return changed
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        n = update(prepare(Path(tmp) / "readme"))
+    print(f"README.md: {n} example(s) rewritten" if n else "README.md: every example matches")
