@@ -10,6 +10,7 @@ still build.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -119,12 +120,15 @@ def build(
     report = BuildReport()
     if not corpus.is_dir():
         raise InputError(str(corpus), "corpus folder not found")
+    _check_writable(Path(db_path))
     manifest = Manifest.load(corpus / "manifest.toml")
     res = res or Resources(corpus, max_bytes)
     if not res.games_path.exists():
         report.diagnostics.append(Diagnostic(
             res.games_path.name, "warning", "no list of games in the corpus: games are named by their headings only"))
     files = chapter_files(corpus)
+    for folder in sorted(p for p in corpus.iterdir() if p.suffix.lower() == ".txt" and p.is_dir()):
+        report.diagnostics.append(Diagnostic(folder.name, "warning", "a folder, not a chapter file: skipped"))
     if not files:
         raise InputError(str(corpus), "no chapter files (*.txt) in the corpus folder")
 
@@ -142,18 +146,39 @@ def build(
         report.diagnostics.extend(seg.diagnostics)
         done.append((info, seg))
 
+    if not done:
+        # a build that read nothing must not replace a good database with an empty one
+        report.diagnostics.append(Diagnostic(corpus.name or str(corpus), "error",
+                                             "no chapter could be read: the database was not written"))
+        return report
     with _timed(times, "citations"):
         # the chapters' order, given here once: by edition, chapter number (unnumbered
         # last), file name; chapter ids follow it, and citations never depend on file order
         done.sort(key=lambda c: (c[0].edition_id, c[0].number is None, c[0].number or 0, c[0].source_file))
         built = [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
     with _timed(times, "link"):
-        stubs = link(built)
+        stubs, problems = link(built)
+        report.diagnostics.extend(problems)
     with _timed(times, "publish"):
         publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, stubs)
         write_package([s for s, _ in stubs.values()], Path(db_path).parent)
+    report.published = True
     _count(report, built, stubs)
     return report
+
+
+def _check_writable(db_path: Path) -> None:
+    """Refuse, before any work, a database path that cannot be written."""
+    if db_path.is_dir():
+        raise InputError(str(db_path), "is a folder: give the path of a database file (e.g. build/academie.db)")
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(str(db_path), "cannot be written: a file stands where its folder should be") from None
+    except OSError as exc:
+        raise InputError(str(db_path), f"cannot be written: {exc.strerror or exc}") from None
+    if not os.access(db_path.parent, os.W_OK):
+        raise InputError(str(db_path), f"cannot be written: no permission to write in {db_path.parent}")
 
 
 def _process_all(files: list[Path], res: Resources, jobs: int, progress: Progress | None,

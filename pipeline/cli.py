@@ -72,6 +72,9 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
     for d in report.diagnostics:
         if d.level == "error" or (not quiet and d.level == "warning"):
             click.echo(str(d), err=True)
+    if not report.published:
+        click.echo(f"{db}: not written, the previous database is as it was; {len(report.errors)} errors", err=True)
+        sys.exit(1)
     kinds = ", ".join(f"{kind} {n}" for kind, n in report.corrections.items())
     click.echo(
         f"{db}: {report.chapters} chapters, {report.games} games, {report.articles} articles, "

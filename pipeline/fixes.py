@@ -48,6 +48,8 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("layout.footnote_moved", "layout",
         "a footnote printed inside a paragraph that runs on set apart as a passage of its own"),
     # clean: the first layer
+    Fix("clean.invisible", "typography",
+        "characters that print nothing (zero-width spaces, bidirectional marks, soft hyphens) removed, so that the words they split are whole"),
     Fix("clean.typography", "typography", "ligatures and the long s written as plain letters ('ﬁ' → 'fi', 'ſ' → 's')"),
     Fix("clean.letter_spacing", "typography", "capitals spaced for display joined into their word ('T R E I Z E' → 'TREIZE')"),
     Fix("clean.stray_mark", "typography", "marks standing alone that belong to no word removed ('■', '^', '|')"),

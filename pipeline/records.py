@@ -197,6 +197,7 @@ class BuildReport:
     passages: int = 0
     corrections: dict[str, int] = field(default_factory=dict)  # kind of fix (pipeline.fixes.KINDS) → corrections
     rules: int = 0  # articles (and normative paragraphs) linked to a rule stub
+    published: bool = False  # the database was written (not when no chapter could be read)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property

@@ -11,6 +11,7 @@ from .. import data
 
 @dataclass(frozen=True)
 class Confidence:
+    invisible: float
     typography: float
     letter_spacing: float
     bracket_p: float

@@ -59,6 +59,17 @@ class Step:
 
 # -- the first layer -------------------------------------------------------------------------------
 
+# Unicode's format characters (\p{Cf}): zero-width spaces and joiners, bidirectional
+# marks and isolates, the byte-order mark inside a text, the soft hyphen. They print
+# nothing, so the page has none; left in, they split words for search and the lexicon.
+_INVISIBLE = regex.compile(r"\p{Cf}+")
+
+
+def _invisible(text: str, ctx: CleanContext) -> Iterable[Edit]:
+    for m in _INVISIBLE.finditer(text):
+        yield Edit(m.start(), m.end(), "", "clean.invisible", ctx.settings.confidence.invisible)
+
+
 _LIGATURES = {"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st", "ſ": "s"}
 
 
@@ -314,6 +325,7 @@ def _lost_hyphen(text: str, m, lex) -> str | None:
 
 
 STEPS: tuple[Step, ...] = (
+    Step(("clean.invisible",), _invisible),
     Step(("clean.typography",), _typography),
     Step(("clean.letter_spacing",), _letter_spacing),
     Step(("clean.bracket_p",), _bracket_p),

@@ -102,15 +102,24 @@ class Extractor:
         return m
 
     def extract_many(self, passages: list[Passage]) -> list[RuleRecord]:
-        texts = [p.text.text for p in passages]
-        return [self._read(p.seq, doc) for p, doc in zip(passages, self.nlp.pipe(texts))]
+        return [self._read(p.seq, doc, len(p.text.text))
+                for p, doc in zip(passages, self.nlp.pipe(self._window(p.text.text) for p in passages))]
 
     def extract(self, text: str, seq: int = 0) -> RuleRecord:
-        return self._read(seq, self.nlp(text))
+        return self._read(seq, self.nlp(self._window(text)), len(text))
+
+    def _window(self, text: str) -> str:
+        """The part of a passage that is read: all of it, or up to the last sentence end
+        before the limit (rules.toml [limits])."""
+        limit = self.data["limits"]["max_chars"]
+        if len(text) <= limit:
+            return text
+        cut = max(text.rfind(". ", 0, limit), text.rfind("; ", 0, limit))
+        return text[: cut + 1 if cut > 0 else limit]
 
     # -- reading one rule -------------------------------------------------------------------
 
-    def _read(self, seq: int, doc) -> RuleRecord:
+    def _read(self, seq: int, doc, length: int) -> RuleRecord:
         vocab = self.nlp.vocab.strings
         matches = [(vocab[mid], s, e) for mid, s, e in self.matcher(doc)]
         body_start = _after_number(doc)
@@ -155,6 +164,8 @@ class Extractor:
         if bearer is None and any(c.kind == "redeal" for c in consequences):
             bearer = "dealer"  # 'il faut redonner': the one who deals, deals again
         missing = self._missing(modality, bearer, consequences)
+        if len(doc.text) < length:
+            missing += (f"the text after character {len(doc.text)} of {length} (not read: too long for an article)",)
         sure = self.data["confidence"]
         confidence = sure["complete"] if not missing else (sure["partial"] if modality != "procedure" else sure["procedure"])
         return RuleRecord(seq, modality, bearer, condition, consequences, confidence, spans, missing)

@@ -11,13 +11,13 @@ beside the database and stored in it (rules.stub_source).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import remove_stale, temporary
 from .rules import RuleRecord
 
 PACKAGE = "academie_rules"
@@ -98,7 +98,8 @@ def write_package(stubs: list[Stub], folder: Path) -> Path:
     """Write the package under ``folder`` (replaced whole, never half-written)."""
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / PACKAGE
-    tmp = folder / f".{PACKAGE}.tmp-{os.getpid()}"
+    remove_stale(final)
+    tmp = temporary(final)
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir()
@@ -111,7 +112,7 @@ def write_package(stubs: list[Stub], folder: Path) -> Path:
         if not init.exists():
             init.write_text("", encoding="utf-8")
         (path / f"{parts[-1]}.py").write_text(source, encoding="utf-8")
-    old = folder / f".{PACKAGE}.old-{os.getpid()}"
+    old = temporary(final, "old")
     if final.exists():
         final.rename(old)
     tmp.rename(final)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import sqlite_utils
 
 from ..corpus import UNKNOWN
+from ..files import remove_stale, temporary
 from ..fixes import FIXES, kind_of
 from ..lexicon import Lexicon
 from ..records import BuiltChapter, Diagnostic, Edition, Game
@@ -44,8 +44,8 @@ def publish(
 ) -> None:
     db_path = Path(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temporaries(db_path)
-    tmp = db_path.with_name(f".{db_path.name}.tmp-{os.getpid()}")
+    remove_stale(db_path)
+    tmp = temporary(db_path)
     if tmp.exists():
         tmp.unlink()
     try:
@@ -101,24 +101,6 @@ def _write_checks(db: sqlite_utils.Database) -> None:
             "note": c.note or None,
         })
     db["checks"].insert_all(rows)
-
-
-def _remove_stale_temporaries(db_path: Path) -> None:
-    """Remove what builds killed while writing left behind (their process is gone)."""
-    for leftover in db_path.parent.glob(f".{db_path.name}.tmp-*"):
-        m = re.search(r"\.tmp-(\d+)", leftover.name)
-        if m and not _alive(int(m.group(1))):
-            leftover.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics, stubs: dict) -> None:

@@ -1,0 +1,43 @@
+"""Writing outputs so that nothing half-written is ever read: each is written under a
+temporary name beside its target, carrying the writer's process id, and renamed over
+the target only when complete. What a killed writer left behind is removed by the
+next one, once that process is gone."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+
+def temporary(target: Path, tag: str = "tmp") -> Path:
+    """'.academie.db.tmp-1234' beside 'academie.db': this process's scratch name."""
+    return target.with_name(f".{target.name}.{tag}-{os.getpid()}")
+
+
+def remove_stale(target: Path) -> list[Path]:
+    """Remove the temporary files and folders of ``target`` whose writer is dead."""
+    removed = []
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.(?:tmp|old)-(\d+)")
+    for leftover in target.parent.glob(f".{target.name}.*-*"):
+        m = pattern.fullmatch(leftover.name)
+        if m and not alive(int(m.group(1))):
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                leftover.unlink(missing_ok=True)
+            removed.append(leftover)
+    return removed
+
+
+def alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
