@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-$(DB): $(VENV)/.installed $(wildcard corpus/*) $(wildcard pipeline/*.py pipeline/data/*) schema/academie.sql
+$(DB): $(VENV)/.installed $(wildcard corpus/* corpus/checks/*.py) $(wildcard pipeline/*.py pipeline/*/*.py pipeline/data/*) schema/academie.sql
 	$(BIN)/academie build --corpus corpus --db $(DB)
 
 build: $(DB)

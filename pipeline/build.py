@@ -25,9 +25,10 @@ from .fixes import KINDS, kind_of
 from .ingest import MAX_CHAPTER_BYTES, ingest
 from .layout import layout
 from .link import link
+from .link.checks import run_checks
 from .link.stubs import write_package
 from .publish import publish
-from .records import BuildReport, BuiltChapter, ChapterInfo, Diagnostic, Game, InputError, Layout, Segmented
+from .records import BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout, Segmented
 from .resources import Resources
 from .segment import segment
 from .segment.citations import assign_citations
@@ -53,7 +54,8 @@ CHAPTER_STAGES: tuple[Stage, ...] = (
     Stage("segment", segment),
 )
 # Then the corpus: citations (needing every chapter, so that they never depend on file
-# order), rules (link), the database (publish). Named here for the timings; ``build`` runs them.
+# order), rules and the corpus's checks (link), the database (publish). Named here for
+# the timings; ``build`` runs them.
 CORPUS_STAGES = ("citations", "link", "publish")
 
 
@@ -159,11 +161,14 @@ def build(
     with _timed(times, "link"):
         stubs, problems = link(built)
         report.diagnostics.extend(problems)
+        # the corpus's own checks of its figures (corpus/checks/), found by citation
+        checks, warnings = run_checks(corpus / "checks", built)
+        report.diagnostics.extend(warnings)
     with _timed(times, "publish"):
-        publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, stubs)
+        publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, stubs, checks)
         write_package([s for s, _ in stubs.values()], Path(db_path).parent)
     report.published = True
-    _count(report, built, stubs)
+    _count(report, built, stubs, checks)
     return report
 
 
@@ -211,7 +216,7 @@ def _games(built: list[BuiltChapter], res: Resources) -> list[Game]:
     return sorted(games.values(), key=lambda g: g.slug)
 
 
-def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict) -> None:
+def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict, checks: list[CheckRecord]) -> None:
     passages = [p for c in built for p in c.seg.passages]
     report.chapters = len(built)
     report.games = len({p.game for p in passages if p.game})
@@ -220,6 +225,8 @@ def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict) -> None:
     kinds = Counter(kind_of(k.fix) for p in passages for k in p.text.corrections())
     report.corrections = {kind: kinds[kind] for kind in KINDS if kinds[kind]}
     report.rules = len(stubs)
+    report.checks = sum(c.agrees is not None for c in checks)
+    report.disagreements = sum(c.agrees is False for c in checks)
 
 
 @contextmanager

@@ -79,7 +79,8 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
     click.echo(
         f"{db}: {report.chapters} chapters, {report.games} games, {report.articles} articles, "
         f"{report.passages} passages, {sum(report.corrections.values())} corrections{f' ({kinds})' if kinds else ''}, "
-        f"{report.rules} rules, {len(report.warnings)} warnings, {len(report.errors)} errors"
+        f"{report.rules} rules, {report.checks} checks{f' ({report.disagreements} disagree)' if report.checks else ''}, "
+        f"{len(report.warnings)} warnings, {len(report.errors)} errors"
     )
     if report.errors:
         sys.exit(1)

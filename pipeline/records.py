@@ -189,6 +189,21 @@ class BuiltChapter:
     citations: list[str]
 
 
+@dataclass(frozen=True)
+class CheckRecord:
+    """One of the corpus's checks (pipeline.link.checks), run on the passage it cites."""
+
+    name: str  # the check, module:function in the corpus's checks/ ('game:some_check')
+    citation: str | None  # the passage checked; None if the citation names no passage
+    game: str | None  # the passage's game
+    claim: str  # what is checked, in words
+    text_says: object = None  # the figure read from the passage's clean text (JSON-able)
+    code_says: object = None  # the figure the check's code computes
+    agrees: bool | None = None  # None if the check could not be run
+    note: str | None = None  # the editor's note: how a disagreement is explained
+    error: str | None = None  # why the check could not be run (also a build warning)
+
+
 @dataclass
 class BuildReport:
     chapters: int = 0
@@ -198,6 +213,8 @@ class BuildReport:
     corrections: dict[str, int] = field(default_factory=dict)  # kind of fix (pipeline.fixes.KINDS) → corrections
     rules: int = 0  # articles (and normative paragraphs) linked to a rule stub
     published: bool = False  # the database was written (not when no chapter could be read)
+    checks: int = 0  # the corpus's checks that ran
+    disagreements: int = 0  # of them, those where the text and the code disagree
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property

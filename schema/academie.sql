@@ -134,11 +134,13 @@ CREATE TABLE rules (
 
 CREATE TABLE checks (
     id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,                 -- the check, module:function in the corpus's checks/ (whist:triple_at_four)
     game TEXT REFERENCES games(slug),
-    citation TEXT REFERENCES passages(citation),  -- the passage whose figure is checked
+    citation TEXT REFERENCES passages(citation),  -- the passage whose figure is checked; NULL if no passage has the citation the check names
     claim TEXT NOT NULL,
-    text_says TEXT NOT NULL,            -- JSON: the figure the text gives
-    code_says TEXT NOT NULL,            -- JSON: the figure the code computes
-    agrees INTEGER NOT NULL,            -- 1 if they agree, 0 if not
-    note TEXT
+    text_says TEXT,                     -- JSON: the figure read from the passage's clean text; NULL if the check could not run
+    code_says TEXT,                     -- JSON: the figure the check's code computes; NULL if the check could not run
+    agrees INTEGER,                     -- 1 if they agree, 0 if not, NULL if the check could not run
+    note TEXT,
+    error TEXT                          -- why the check could not run (also in build_log); NULL if it ran
 );

@@ -1,10 +1,9 @@
 """Articles as executable rules: extraction, stubs, hand encodings and their
-scenario cases, and the treatise's own numbers checked by code."""
+scenario cases. (The treatise's own figures checked by code: tests/test_checks.py.)"""
 
 from __future__ import annotations
 
 import importlib
-import json
 import subprocess
 import sys
 from importlib import resources
@@ -13,7 +12,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.link.checks import all_checks, tre_sette_deck, tre_sette_points, ways_to_make, whist_game_value, whist_rubber
 from pipeline.link.model import Effect, Event, Table, effects
 from pipeline.link.rules import Extractor, score_rules
 from pipeline.link.stubs import load_stub
@@ -166,42 +164,3 @@ def test_reading_the_database_never_imports_spacy(built_db):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "False False", out.stderr
-
-
-# -- the treatise's numbers, each test citing the passage it checks ------------------------------
-
-def test_trente_et_quarante_ways_of_making_each_point():
-    """aduj:trente-et-quarante.p302.2: 'le point de 31 arrivera treize fois … celui de 40, quatre fois'."""
-    assert [ways_to_make(p) for p in range(31, 41)] == [13, 12, 11, 10, 9, 8, 7, 6, 5, 4]
-    total = sum(ways_to_make(p) for p in range(31, 41))
-    assert total == 85  # aduj:trente-et-quarante.p302.3: 'se monte à 85'
-    assert total ** 2 == 7225  # '… le carré de cette somme est la quantité où tous les différens événemens …'
-
-
-def test_tre_sette_pack_order_and_points():
-    """aduj:tre-sette.p304.3 (forty cards), p305.2 (the order), p306.1 ('dix points et deux figures')."""
-    deck = tre_sette_deck()
-    assert len(deck) == 40 and not any(r in ("8", "9", "10") for r, _ in deck)
-    assert tre_sette_points(deck) == (10, 2)
-    assert tre_sette_points(deck)[0] + 1 == 11  # 'La dernière levée fait seule un point'
-
-
-def test_whist_rubber_in_fiches():
-    """aduj:whist.p405.5–p405.13: simple, double, triple; seven, nine and six fiches; the vole."""
-    assert [whist_game_value(p) for p in (7, 5, 4, 1, 0)] == [1, 1, 2, 2, 3]
-    assert whist_rubber([3, 2]) == 7 and whist_rubber([3, 2], consolation=4) == 9
-    assert whist_rubber([3, 2], third_lost=1) == 6
-    assert whist_rubber([3, 3]) == 8 and whist_rubber([3, 3], consolation=4) == 10
-
-
-def test_checks_find_their_passages_and_name_the_one_disagreement(db):
-    rows = db.execute("SELECT * FROM checks").fetchall()
-    assert len(rows) == len(all_checks()) >= 30
-    assert all(r["citation"] for r in rows if r["game"] is not None)
-    # the text gives two values for a whist game won when the losers have four points
-    disagreements = [(r["citation"], json.loads(r["text_says"]), json.loads(r["code_says"])) for r in rows if not r["agrees"]]
-    assert disagreements == [("aduj:whist.p405.7", 3, 2)]
-    hombre = [r["citation"] for r in rows if r["game"] == "hombre"]
-    assert hombre == ["aduj:hombre.76", "aduj:hombre.77", "aduj:hombre.78"]
-    doublets = {r["claim"] for r in rows if r["game"] == "trictrac" and r["agrees"]}
-    assert "the double 6 is called sonnez" in doublets and "the double two is the only doublet without a name" in doublets

@@ -1,7 +1,8 @@
 """The link stage: every article (and every paragraph of a game that states a norm) →
 its rule: structure (modality, who it binds, condition, effects: ``rules``) and an
 executable stub (``stubs``), generated, or calling a rule encoded by hand
-(``encoded``). The only stage that loads spaCy, once per build."""
+(``encoded``); and the corpus's own checks of the treatise's figures, run on the
+passages they cite (``checks``). The only stage that loads spaCy, once per build."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from ..corpus import UNKNOWN
 from ..files import remove_stale, temporary
 from ..fixes import FIXES, kind_of
 from ..lexicon import Lexicon
-from ..records import BuiltChapter, Diagnostic, Edition, Game
+from ..records import BuiltChapter, CheckRecord, Diagnostic, Edition, Game
 from .search import search_text
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
@@ -41,6 +41,7 @@ def publish(
     games: list[Game],
     diagnostics: list[Diagnostic],
     stubs: dict | None = None,
+    checks: list[CheckRecord] | None = None,
 ) -> None:
     db_path = Path(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -49,7 +50,7 @@ def publish(
     if tmp.exists():
         tmp.unlink()
     try:
-        _write(tmp, editions, chapters, games, diagnostics, stubs or {})
+        _write(tmp, editions, chapters, games, diagnostics, stubs or {}, checks or [])
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())  # on disk before it takes the database's name
         os.replace(tmp, db_path)
@@ -81,29 +82,26 @@ def _write_rules(db: sqlite_utils.Database, stubs: dict) -> None:
     )
 
 
-def _write_checks(db: sqlite_utils.Database) -> None:
-    """The treatise's numbers checked by code, each linked to the passage it checks."""
-    from ..link.checks import all_checks
-
-    rows = []
-    for c in all_checks():
-        found = db.execute(
-            "SELECT citation FROM passages WHERE game = ? AND instr(text_clean, ?) > 0 ORDER BY id LIMIT 1",
-            (c.game, c.anchor),
-        ).fetchone()
-        rows.append({
-            "game": c.game if db.execute("SELECT 1 FROM games WHERE slug = ?", (c.game,)).fetchone() else None,
-            "citation": found[0] if found else None,
+def _write_checks(db: sqlite_utils.Database, checks: list[CheckRecord]) -> None:
+    """The corpus's checks of the treatise's figures, each linked to the passage it checks."""
+    db["checks"].insert_all(
+        {
+            "name": c.name,
+            "game": c.game,
+            "citation": c.citation,
             "claim": c.claim,
-            "text_says": json.dumps(c.text_says, ensure_ascii=False),
-            "code_says": json.dumps(c.code_says, ensure_ascii=False),
-            "agrees": int(c.agrees),
-            "note": c.note or None,
-        })
-    db["checks"].insert_all(rows)
+            "text_says": None if c.error else json.dumps(c.text_says, ensure_ascii=False),
+            "code_says": None if c.error else json.dumps(c.code_says, ensure_ascii=False),
+            "agrees": None if c.agrees is None else int(c.agrees),
+            "note": c.note,
+            "error": c.error,
+        }
+        for c in checks
+    )
 
 
-def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics, stubs: dict) -> None:
+def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics, stubs: dict,
+           checks: list[CheckRecord]) -> None:
     conn = sqlite3.connect(path)
     # the file is private until renamed, and discarded if anything fails: no journal,
     # no syncing while it is written
@@ -124,7 +122,7 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
         {"source_file": d.file, "level": d.level, "message": d.message} for d in diagnostics
     )
     _write_rules(db, stubs)
-    _write_checks(db)
+    _write_checks(db, checks)
     db["passages"].enable_fts(["text_clean", "text_search", "text_raw"], tokenize=FTS_TOKENIZER)
     conn.commit()
     conn.execute("VACUUM")
