@@ -276,7 +276,8 @@ def fixes(db: Path, as_json: bool):
 @click.option("--players", default="A,B,C,D", show_default=True, help="The seated players, comma-separated")
 @click.option("--actor", default=None, help="Who did what the article's condition describes (default: the first player)")
 @click.option("--dealer", default=None, help="Who deals (default: the actor)")
-@click.option("--event", "event", default="", help="What happened, where the rule needs it (e.g. '3,3,2' for a deal)")
+@click.option("--event", "event", default="", help="What happened, where the rule needs it, in the words its encoding's docstring gives "
+                   "(e.g. '3,3,2' for a deal, '9/9' for tricks taken of played)")
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 def rule(citation: str, players: str, actor: str | None, dealer: str | None, event: str, db: Path):
     """Run the rule stub of an article and print its effects."""
