@@ -17,19 +17,33 @@ import click
 from .ingest import MAX_CHAPTER_BYTES
 
 DEFAULT_DB = "build/academie.db"
+DEFAULT_CORPUS = "corpus"
+
+
+def _fail(message: str, code: int = 1):
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
 
 
 def _read_db(db: Path, query, *args):
-    """Run a query function of pipeline.lookup on the database; a reference that names
-    nothing is one error line and exit code 1."""
+    """Run a query function of pipeline.lookup on the database. No database, a file
+    that is not one, or a reference that names nothing: one error line, exit code 1."""
+    import sqlite3
+
     from .publish.lookup import LookupError_, connect
 
+    if not db.exists():
+        build = "academie build" if db == Path(DEFAULT_DB) else f"academie build --db {db}"
+        _fail(f"{db}: no database here; build it first with '{build}'")
+    if db.is_dir():
+        _fail(f"{db}: a folder, not a database; give the database file (--db {db / 'academie.db'})")
     try:
         return query(connect(db), *args)
     except LookupError_ as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
-DEFAULT_CORPUS = "corpus"
+        _fail(str(exc))
+    except sqlite3.DatabaseError as exc:  # not a database, or one an older build wrote
+        build = "academie build" if db == Path(DEFAULT_DB) else f"academie build --db {db}"
+        _fail(f"{db}: cannot read it as an Académie database ({exc}); build it again with '{build}'")
 
 
 @click.group()
@@ -199,8 +213,7 @@ def clean_command(file: Path, explain: bool, corpus: Path):
     try:
         lay = clean_file(file, Resources(corpus))
     except InputError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        _fail(f"{file}: {exc.reason}", 2)  # the path as given, not only the file's name
     raw = lay.chapter.text
     for block in lay.blocks:
         click.echo(block.text.text)
@@ -267,7 +280,8 @@ def fixes(db: Path, as_json: bool):
 @click.option("--players", default="A,B,C,D", show_default=True, help="The seated players, comma-separated")
 @click.option("--actor", default=None, help="Who did what the article's condition describes (default: the first player)")
 @click.option("--dealer", default=None, help="Who deals (default: the actor)")
-@click.option("--event", "event", default="", help="What happened, where the rule needs it (e.g. '3,3,2' for a deal)")
+@click.option("--event", "event", default="", help="What happened, where the rule needs it, in the words its encoding's docstring gives "
+                   "(e.g. '3,3,2' for a deal, '9/9' for tricks taken of played)")
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 def rule(citation: str, players: str, actor: str | None, dealer: str | None, event: str, db: Path):
     """Run the rule stub of an article and print its effects."""
@@ -308,8 +322,8 @@ def rules(show_status: bool, gold: Path | None, db: Path):
     if gold is None or show_status:
         columns = (("articles", 9), ("paragraphs", 11), ("generated", 10), ("stub", 6), ("encoded", 9), ("tested", 8))
         header = f"{'edition':<9}{'game':<22}" + "".join(f"{k:>{w}}" for k, w in columns)
+        rows = _read_db(db, rules_status)  # before any output: a missing database is one error line
         click.echo(header)
-        rows = _read_db(db, rules_status)
         for r in rows:
             click.echo(f"{r['edition']:<9}{r['game']:<22}" + "".join(f"{r[k]:>{w}}" for k, w in columns))
         click.echo("-" * len(header))
@@ -320,15 +334,26 @@ def rules(show_status: bool, gold: Path | None, db: Path):
 
         from .link.rules import score_rules
 
-        labels = yaml.safe_load(gold.read_text(encoding="utf-8"))
-        score = score_rules(_read_db(db, rules_found), labels)
-        click.echo(f"{gold}: {score.articles} articles labelled by hand")
+        found = _read_db(db, rules_found)
+        try:
+            labels = yaml.safe_load(gold.read_text(encoding="utf-8"))
+        except OSError as exc:
+            _fail(f"{gold}: cannot read the labels: {exc.strerror or exc}")
+        except yaml.YAMLError as exc:
+            _fail(f"{gold}: not YAML: {str(exc).splitlines()[0]}")
+        if not isinstance(labels, list) or not all(isinstance(g, dict) and "citation" in g and "modality" in g
+                                                   for g in labels):
+            _fail(f"{gold}: not a list of labelled articles (each with a citation and a modality)")
+        score = score_rules(found, labels)
+        missing = len(labels) - score.articles
+        click.echo(f"{gold}: {len(labels)} articles labelled by hand"
+                   + (f", {missing} not in the database (scored: {score.articles})" if missing else ""))
         click.echo(f"modality accuracy      {score.modality_accuracy:6.1%}  ({score.modality_right}/{score.articles})")
         click.echo(f"bearer accuracy        {score.bearer_accuracy:6.1%}  ({score.bearer_right}/{score.articles})")
         click.echo(f"consequences exact     {score.consequences_accuracy:6.1%}  "
                    f"({score.consequences_exact}/{score.payment_articles} payment and penalty articles)")
-        for citation, part, expected, found in score.wrong:
-            click.echo(f"  {citation:<18} {part:<13} expected {expected!r}, found {found!r}")
+        for citation, part, expected, got in score.wrong:
+            click.echo(f"  {citation:<18} {part:<13} expected {expected!r}, found {got!r}")
 
 
 @cli.command(name="eval")
@@ -337,14 +362,14 @@ def rules(show_status: bool, gold: Path | None, db: Path):
 @click.option("--broken", is_flag=True, help="List the words the cleaning broke")
 def evaluate(gold_dir: Path, db: Path, broken: bool):
     """Compare the built chapters with the hand-corrected gold files of GOLD_DIR."""
-    from .clean.evaluate import evaluate_db
+    from .clean.evaluate import Score, evaluate_db
 
     scores = _read_db(db, evaluate_db, gold_dir)
     if not scores:
         click.echo(f"error: {gold_dir}: no gold file names a chapter of {db}", err=True)
         sys.exit(1)
-    total = scores[0]
-    for s in scores[1:]:
+    total = Score("total")  # a sum of its own: with one chapter, the chapter's row is not the total's
+    for s in scores:
         total = total + s
     header = (f"{'chapter':<28}{'chars':>7}{'CER raw':>9}{'layout':>8}{'clean':>8}{'reduced':>9}{'layout':>8}"
               f"{'fixes':>7}{'words':>7}{'wrong':>7}{'fixed':>7}{'broken':>7}{'broken %':>9}")
@@ -364,6 +389,8 @@ def evaluate(gold_dir: Path, db: Path, broken: bool):
     if broken:
         for gold_word, made in total.broken_words:
             click.echo(f"broken: {gold_word!r} → {made!r}")
+        if not total.broken_words:
+            click.echo("broken: none (no word right in the raw text is wrong in the clean text)")
 
 
 if __name__ == "__main__":

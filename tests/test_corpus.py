@@ -124,28 +124,74 @@ def test_running_heads_kept_in_pages_not_in_text(db):
     assert "3o3" not in text and "TRI 3i" not in text and "Page 1" not in text
 
 
+# Every string below is the printed page's text (tests/fixtures/gold/ for the whist and
+# quinze chapters; for the others, our reading of the raw text, said where it is a
+# judgement). What the engine still misreads is asserted as the page prints it, in
+# tests marked xfail(strict=True): they fail loudly the day the engine reads it right.
+
+def passages_with(db, fragment):
+    return [r[0] for r in db.execute("SELECT citation FROM passages WHERE instr(text_clean, ?) > 0", (fragment,))]
+
+
 @pytest.mark.parametrize(
     "fragment",
     [
-        "ni slrammasette, ni callade, elc",  # 'cal-' / page head / 'lade'
-        "Si vous avez quelqu’autre cale",  # 'quel-' / 'qu’autre'
+        "ni callade,",  # 'cal-' / page head '3io TRI' / 'lade'
+        "Si vous avez quelqu’autre",  # 'quel-' / 'qu’autre'
         "pourvu qu'elle ait été détachée",  # 'pour-' / head 'wis 407' / 'vu'
-        "ne peuvent lobli^er de jouer",  # 'lobli- ^er'
+        "de régler et de limiter son jeu comme il lui",  # a sentence continued across the head '3o4 TRE'
         "placé vis-à-vis",  # 'visà-vis': the hyphen the export lost, restored
-        "Supposons que ce foit Pierre",  # a stray hyphen between two words goes
-        "il ilrprnd de J ou de fi d'obliger",  # a paragraph never ends on 'de'
+        "Supposons que ce",  # 'Suppofons- que': a stray hyphen between two words goes
     ],
 )
 def test_words_and_paragraphs_joined_across_breaks(db, fragment):
-    hits = db.execute("SELECT count(*) FROM passages WHERE instr(text_clean, ?) > 0", (fragment,)).fetchone()[0]
-    assert hits == 1
+    assert len(passages_with(db, fragment)) == 1
+
+
+def test_a_paragraph_never_ends_on_de(db):
+    # whist 20.1 breaks after 'il dépend de' at the head 'WIS 409': one paragraph, as the gold has it
+    rows = passages_with(db, "B peut ")
+    assert len(rows) == 1
+    text = db.execute("SELECT text_clean FROM passages WHERE citation = ?", (rows[0],)).fetchone()[0]
+    assert text.startswith("B peut ") and text.endswith(" de la couleur indiquée.")
+    assert db.execute("SELECT citation FROM passages WHERE text_clean LIKE '% de'").fetchall() == []
+
+
+def misread(name, printed, reason):
+    """The page's text, which the engine still misreads: a strict xfail saying how."""
+    return pytest.param(printed, id=name, marks=pytest.mark.xfail(strict=True, reason=reason))
+
+
+@pytest.mark.parametrize("fragment", [
+    misread("callade-etc", "ni callade, etc", "'etc' printed 'elc' by the OCR is left as it is (our reading)"),
+    misread("quelqu-autre-case", "Si vous avez quelqu’autre case dans la table",
+            "the long s of 'case' read 'cale', a real word, is kept, though 'cafes' two lines on is read 'cases' "
+            "(our reading)"),
+    misread("l-obliger", "les pontes ne peuvent l'obliger de jouer au delà de ce qu'il juge à propos.",
+            "'lobli- ^er' is joined as 'lobli^er': the lost apostrophe and '^' for 'g' are not read (our reading)"),
+    misread("soit-pierre", "Supposons que ce soit Pierre, & que le nombre des joueurs soit tel qu’on voudra.",
+            "the long s of 'soit' ('foit') is not read in the hard-wrapped chapter 001 (our reading)"),
+    misread("whist-20.1", "B peut reprendre sa carte, et D de même, et il dépend de A ou de B d'obliger C de jouer "
+                          "la plus haute ou la plus basse carte de la couleur indiquée.",
+            "'rcprenilre s>i', 'i> de nx-me', 'ilrprnd de J ou de fi', 'déjouer', 'plu»' stay as the OCR printed them "
+            "(the gold's line)"),
+    misread("napolitaine-valet", "comme le roi, la dame, le valet, le sept, etc., il montre également ces cartes, "
+                                 "et compte un point pour chacune.",
+            "'If valet', 'c!c.', 'luonlre', 'j'oiir' stay as the OCR printed them (our reading)"),
+    misread("je-vous-ai-observe", "Je vous ai observé ci-devant qu’il falloit que vos deux dames",
+            "the stray mark in \"Je'\" stays and the long s of 'obfervé' is not read in chapter 001 (our reading)"),
+])
+def test_page_text_the_engine_still_misreads(db, fragment):
+    assert len(passages_with(db, fragment)) == 1
 
 
 def test_paragraph_continued_across_page_break_and_footnote(db):
     row = db.execute(
-        "SELECT citation, page, text_clean FROM passages WHERE instr(text_clean, 'comme le roi, la dame, If valet') > 0"
+        "SELECT citation, page, text_clean FROM passages "
+        "WHERE instr(text_clean, 'il annonce une napolitaine (1), la montre et marque trois points') > 0"
     ).fetchone()
     assert row["page"] == 305
+    assert "également ces cartes, et compte un point" in row["text_clean"]  # printed after the page break
     note = db.execute("SELECT citation, note_for, page, text_clean FROM passages WHERE note_for = ?", (row["citation"],)).fetchone()
     assert note["text_clean"].startswith("(1) C'est à ce jeu la réunion du trois")
     assert note["citation"] == row["citation"] + ".n1"
@@ -156,26 +202,51 @@ def test_hard_wrapped_chapter_is_reflowed(db):
         "SELECT p.kind, p.number, p.text_clean FROM passages p JOIN chapters c ON c.id = p.chapter_id "
         "WHERE c.source_file = '001_75e3c30c86ec1490.txt' ORDER BY p.seq"
     ).fetchall()
-    sections = [(r["number"], r["text_clean"]) for r in rows if r["kind"] == "section"]
-    assert sections == [
-        (7, "VII. De la manière de rentrer."),
-        (8, "VIII. De la con lutte quil faut tenir en ce jeu. '"),
-        (9, "IX. De la manière de lever & finir le jeu."),
-        (10, "X. De la doublet"),
-        (11, "XI. Des avantages que Von peut donner."),
-    ]
+    sections = {r["number"]: r["text_clean"] for r in rows if r["kind"] == "section"}
+    assert sorted(sections) == [7, 8, 9, 10, 11]
+    assert sections[7] == "VII. De la manière de rentrer."
+    assert sections[9] == "IX. De la manière de lever & finir le jeu."  # 'IX. … finir le' / 'jeu.'
+    # 'X. De la doublet': what the title prints after 'De la' cannot be told from the OCR
+    assert sections[10].startswith("X. De la ")
     assert "\n" not in "".join(r["text_clean"] for r in rows)
     first = rows[1]["text_clean"]
-    assert first.startswith("Je' vous ai obfervé ci-devant qu’il falloit que vos deux dames")
+    assert "ci-devant qu’il falloit que vos deux dames" in first  # 'falloit' / 'que': the lines reflowed
     assert first.endswith("laquelle est à la gauche de votre homme.")
 
 
-def test_glossary_entries_split_with_their_terms(db):
-    rows = db.execute("SELECT term FROM passages WHERE kind = 'gloss' ORDER BY chapter_id, seq").fetchall()
-    assert [r[0] for r in rows] == [
-        "Fausse taille", "Martingale", "Prtro/j", "Refait", "Rifait (lu trente-un", "Sept et le la", "Taille",
+@pytest.mark.xfail(strict=True, reason="'con lutte quil' and the stray mark after 'jeu.' stay; 'Von' is not read as 'l’on' "
+                                       "(our reading of the titles; the chapter prints ’ for the apostrophe)")
+def test_hard_wrapped_section_titles_as_printed(db):
+    rows = db.execute(
+        "SELECT p.number, p.text_clean FROM passages p JOIN chapters c ON c.id = p.chapter_id "
+        "WHERE c.source_file = '001_75e3c30c86ec1490.txt' AND p.kind = 'section' AND p.number IN (8, 11) ORDER BY p.seq"
+    ).fetchall()
+    assert [tuple(r) for r in rows] == [
+        (8, "VIII. De la conduite qu’il faut tenir en ce jeu."),
+        (11, "XI. Des avantages que l’on peut donner."),
     ]
+
+
+def gloss_terms(db):
+    return [r[0] for r in db.execute("SELECT term FROM passages WHERE kind = 'gloss' ORDER BY chapter_id, seq")]
+
+
+def test_glossary_entries_split_with_their_terms(db):
+    # seven entries, in the glossary's alphabetical order; the terms the engine reads as printed
+    terms = gloss_terms(db)
+    assert len(terms) == 7
+    assert (terms[0], terms[1], terms[3], terms[6]) == ("Fausse taille", "Martingale", "Refait", "Taille")
     assert {r[0] for r in db.execute("SELECT DISTINCT game FROM passages WHERE kind = 'gloss'")} == {"trente-et-quarante"}
+
+
+@pytest.mark.xfail(strict=True, reason="'Prtro/j' (Paroli) and '(lu' (du) stay as the OCR printed them, and the corrector "
+                                       "makes 'ta' 'la' where the page prints 'va' (our reading: 'paroli' and "
+                                       "'sept et le va', the double and seven times the stake, and the glossary's "
+                                       "alphabetical order)")
+def test_glossary_terms_as_printed(db):
+    assert gloss_terms(db) == [
+        "Fausse taille", "Martingale", "Paroli", "Refait", "Refait du trente-un", "Sept et le va", "Taille",
+    ]
 
 
 def test_header_heading_that_copies_the_first_line_stays_text(db):
@@ -183,8 +254,16 @@ def test_header_heading_that_copies_the_first_line_stays_text(db):
         "SELECT p.kind, p.text_clean, c.title FROM passages p JOIN chapters c ON c.id = p.chapter_id "
         "WHERE c.number = 51 ORDER BY p.seq LIMIT 1"
     ).fetchone()
+    # the title is the export header's field as OCR'd (schema/metadata.yml), not the page
     assert row["title"] == "Celui qui renonce i»aje un jeton à chaque joueur"
-    assert (row["kind"], row["text_clean"]) == ("paragraph", "Celui qui renonce i»aje un jeton à chaque joueur")
+    assert row["kind"] == "paragraph"
+    assert row["text_clean"].startswith("Celui qui renonce ") and row["text_clean"].endswith(" un jeton à chaque joueur")
+
+
+@pytest.mark.xfail(strict=True, reason="'i»aje' (paye) stays as the OCR printed it")
+def test_chapter_51_opens_as_printed(db):
+    row = db.execute("SELECT text_clean FROM passages WHERE citation = 'aduj:ch51.p160.1'").fetchone()
+    assert row["text_clean"] == "Celui qui renonce paye un jeton à chaque joueur"
 
 
 def test_editions_and_chapter_attribution(db):

@@ -49,6 +49,24 @@ def parse_reference(text: str) -> Reference | None:
     return Reference(m["edition"], m["game"].strip(" ,."), int(m["number"]))
 
 
+_HOW = "write a game and an article number ('whist 13', 'Whist, art. 13') or a citation ('aduj:whist.13')"
+_MAX_SQLITE_INT = 2**63 - 1
+
+
+def _unreadable(text: str) -> str:
+    """Why ``text`` is not a reference, and how to write one."""
+    if not text.strip():
+        return f"no reference given: {_HOW}"
+    edition, colon, rest = text.strip().partition(":")
+    if colon and not rest.strip():
+        why = f"nothing follows the edition '{edition.strip()}:'"
+    elif re.search(r"\d\s*$", text):
+        why = "no game before the number"
+    else:
+        why = "no article number"
+    return f"cannot read {text!r} as a reference ({why}): {_HOW}"
+
+
 def cite(conn: sqlite3.Connection, text: str) -> sqlite3.Row:
     """The passage a reference names: a citation ('aduj:whist.13') or a game and an
     article number ('Whist, art. 13', 'whist 13', 'whist.13'), any case, accents optional."""
@@ -57,8 +75,7 @@ def cite(conn: sqlite3.Connection, text: str) -> sqlite3.Row:
         return row
     ref = parse_reference(text)
     if ref is None:
-        raise LookupError_(f"cannot read {text!r} as a reference: write a game and an article number "
-                           "('whist 13', 'Whist, art. 13') or a citation ('aduj:whist.13')")
+        raise LookupError_(_unreadable(text))
     games = conn.execute("SELECT slug, name FROM games").fetchall()
     wanted = fold(ref.game).replace(" ", "-")
     slugs = [g["slug"] for g in games if fold(g["slug"]) == wanted or fold(g["name"]).replace(" ", "-") == wanted]
@@ -73,7 +90,8 @@ def cite(conn: sqlite3.Connection, text: str) -> sqlite3.Row:
     if ref.edition:
         sql += " AND c.edition_id = ?"
         args.append(ref.edition)
-    rows = conn.execute(sql + " ORDER BY p.citation", args).fetchall()
+    # a number beyond SQLite's integers names no article (and must not reach the query)
+    rows = conn.execute(sql + " ORDER BY p.citation", args).fetchall() if ref.number <= _MAX_SQLITE_INT else []
     if len(rows) == 1:
         return rows[0]
     if len(rows) > 1:
@@ -126,12 +144,15 @@ def outline(conn: sqlite3.Connection) -> list[dict]:
 
 def explain(conn: sqlite3.Connection, citation: str) -> dict:
     """A passage's raw text, clean text, and every edit between them."""
+    if not citation.strip():
+        raise LookupError_("no citation given: write one such as 'aduj:whist.13'")
     row = conn.execute(PASSAGE_SQL + " WHERE lower(p.citation) = lower(?)", (citation.strip(),)).fetchone()
     if row is None:
+        prefix = citation.strip().split(".")[0]
         near = [r[0] for r in conn.execute(
-            "SELECT citation FROM passages WHERE citation LIKE ? ORDER BY citation LIMIT 5",
-            (citation.strip().split(".")[0] + "%",))]
-        hint = f"; near: {', '.join(near)}" if near else ""
+            "SELECT citation FROM passages WHERE substr(lower(citation), 1, ?) = lower(?) ORDER BY citation LIMIT 5",
+            (len(prefix), prefix))]
+        hint = f"; near: {', '.join(near)}" if near else "; a citation reads <edition>:<game>.<number>, e.g. 'aduj:whist.13'"
         raise LookupError_(f"no passage cited {citation!r}{hint}")
     corrections = [dict(r) for r in conn.execute(
         'SELECT start, "end", before, after, fix, kind, confidence, clean_start, clean_end FROM corrections '
