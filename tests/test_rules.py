@@ -48,6 +48,11 @@ def test_extraction_of_rules_written_for_the_tests(extractor, text, modality, be
     assert (r.modality, r.bearer, [c.spec() for c in r.consequences]) == (modality, bearer, consequences)
 
 
+def test_the_model_is_loaded_once_per_process_tokenizer_only(extractor):
+    assert Extractor().nlp is extractor.nlp
+    assert extractor.nlp.pipe_names == []  # the patterns read tokens' text only
+
+
 def test_parts_keep_their_offsets(extractor):
     text = "3. Celui qui mêle mal paye deux fiches à chaque joueur."
     r = extractor.extract(text)

@@ -1,7 +1,7 @@
 """The link stage: every article (and every paragraph of a game that states a norm) →
 its rule: structure (modality, who it binds, condition, effects: ``rules``) and an
 executable stub (``stubs``), generated, or calling a rule encoded by hand
-(``encoded``). The only stage that loads spaCy, once per build."""
+(``encoded``). The only stage that loads spaCy, once per process."""
 
 from __future__ import annotations
 
