@@ -143,10 +143,7 @@ def build(
         done.append((info, seg))
 
     with _timed(times, "citations"):
-        # the chapters' order, given here once: by edition, chapter number (unnumbered
-        # last), file name; chapter ids follow it, and citations never depend on file order
-        done.sort(key=lambda c: (c[0].edition_id, c[0].number is None, c[0].number or 0, c[0].source_file))
-        built = [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
+        built = cite_chapters(done)
     with _timed(times, "link"):
         stubs = link(built)
     with _timed(times, "publish"):
@@ -154,6 +151,14 @@ def build(
         write_package([s for s, _ in stubs.values()], Path(db_path).parent)
     _count(report, built, stubs)
     return report
+
+
+def cite_chapters(done: list[tuple[ChapterInfo, Segmented]]) -> list[BuiltChapter]:
+    """The chapters in the order given here once (by edition, chapter number, unnumbered
+    last, file name; chapter ids follow it), each with its citations: whatever order
+    the files came in, the same citations."""
+    done = sorted(done, key=lambda c: (c[0].edition_id, c[0].number is None, c[0].number or 0, c[0].source_file))
+    return [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
 
 
 def _process_all(files: list[Path], res: Resources, jobs: int, progress: Progress | None,
