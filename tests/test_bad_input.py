@@ -27,8 +27,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "corpus"
+from tests.helpers import CORPUS, ROOT
+
+# every test here runs `academie` in a process of its own
+pytestmark = pytest.mark.slow
+
 REAL_CHAPTERS = sorted(p.name for p in CORPUS.glob("*.txt"))
 WHIST_FILE = "002_88808cca03487927.txt"  # the chapter with whist articles 1–24, pages 405–409
 

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from pipeline.text import Correction, restore_raw
-from tests.conftest import CORPUS
+from tests.helpers import CORPUS
 
 
 def articles(db, game):

@@ -148,6 +148,7 @@ def test_table_roles():
         t.partner("E")
 
 
+@pytest.mark.slow  # the command line, in a process of its own
 def test_rule_command(built_db):
     run = lambda *a: subprocess.run([sys.executable, "-m", "pipeline.cli", *a, "--db", str(built_db)],  # noqa: E731
                                     capture_output=True, text=True, cwd=ROOT)
@@ -162,6 +163,7 @@ def test_rule_command(built_db):
     assert status.returncode == 0 and total[:2] == ["total", "69"] and total[-2:] == ["5", "9"]
 
 
+@pytest.mark.slow  # a fresh interpreter, to see what it imports
 def test_reading_the_database_never_imports_spacy(built_db):
     code = (
         "import sys; from click.testing import CliRunner; from pipeline.cli import cli\n"
