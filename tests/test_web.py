@@ -111,6 +111,34 @@ def test_unknown_citation_is_a_404_naming_near_citations(room):
     assert status == 404
     assert "No passage is cited aduj:whist.99" in page
     assert '<a href="/cite/aduj:whist.13">aduj:whist.13</a>' in page
+    # and for a program, the same as JSON
+    r = room.get("/cite/aduj:whist.99.json")
+    assert (r.status_code, r.headers["content-type"]) == (404, "application/json; charset=utf-8")
+    assert r.json() == {"ok": False, "status": 404, "error": "No passage is cited aduj:whist.99",
+                        "near": ["aduj:whist.1", "aduj:whist.10", "aduj:whist.11", "aduj:whist.12",
+                                 "aduj:whist.13", "aduj:whist.14", "aduj:whist.15", "aduj:whist.16"]}
+
+
+@pytest.mark.parametrize("path,error", [
+    ("/cite/aduj:nothing.json", "No passage is cited aduj:nothing"),
+    ("/chapter/999.json", "No chapter 999 in the database"),
+    ("/game/nothing.json", "No game 'nothing' in the database"),
+])
+def test_a_json_path_to_nothing_is_a_json_404(room, path, error):
+    r = room.get(path)
+    assert (r.status_code, r.headers["content-type"]) == (404, "application/json; charset=utf-8")
+    assert r.json() == {"ok": False, "status": 404, "error": error, **({"near": []} if "/cite/" in path else {})}
+
+
+@pytest.mark.parametrize("path,error", [
+    ("/chapter/999", "No chapter 999 in the database"),
+    ("/game/nothing", "No game &#39;nothing&#39; in the database"),
+])
+def test_a_page_of_nothing_is_a_404_saying_so(room, path, error):
+    r = room.get(path)
+    assert (r.status_code, r.headers["content-type"], r.text) == (404, "text/html; charset=utf-8", error)
+
+
 def test_cite_command_prints_the_reading_room_url(built_db):
     from click.testing import CliRunner
 
@@ -175,7 +203,7 @@ def test_chapters_link_to_their_neighbours(room, db):
         ch = data(room, f"/chapter/{cid}.json")
         assert ch["previous"] == (ids[k - 1] if k else None)
         assert ch["next"] == (ids[k + 1] if k + 1 < len(ids) else None)
-    assert fetch(room, "/chapter/999999")[0] == 404
+    assert fetch(room, "/chapter/999999") == (404, "No chapter 999999 in the database")
 
 
 # -- game page ---------------------------------------------------------------------------------
@@ -222,7 +250,7 @@ def test_search_filters_by_game_kind_and_edition(room):
     assert search(room, q="joueur", game="whist", edition="adj") == []
 
 
-@pytest.mark.parametrize("q", ['l\'as "', "AND OR (", "NEAR(", "*", "qu''il -x"])
+@pytest.mark.parametrize("q", ['l\'as "', "AND OR (", "NEAR(", "*", "qu''il -x", '"', '"""', "\x00", "renonce\x00"])
 def test_any_query_is_a_valid_search(room, q):
     assert fetch(room, "/search?" + urlencode({"q": q}))[0] == 200
 
@@ -232,9 +260,39 @@ WHIST_13 = ("13. Personne ne doit prendre les cartes ni les regarder pendant qu'
             "tourne en donnant.")
 
 
-def test_fts_query_quotes_each_word():
+@pytest.mark.parametrize("q,words,left_out", [
+    ('"', [], 0),
+    ('"""', [], 0),
+    ("\x00", [], 0),
+    ("renonce\x00", ["renonce"], 0),
+    (" ".join(["le"] * 800), ["le"], 0),  # took 46 s in SQLite before a word counted once
+    (" ".join(f"w{i}" for i in range(800)), [f"w{i}" for i in range(32)], 768),
+], ids=["quote", "three quotes", "NUL", "word and NUL", "800 times one word", "800 words"])
+def test_hostile_search_answers_200_with_json(room, q, words, left_out):
+    r = room.get("/search.json?" + urlencode({"q": q}))
+    assert (r.status_code, r.headers["content-type"]) == (200, "application/json; charset=utf-8")
+    found = json.loads(r.text)
+    assert (found["words"], found["words_left_out"]) == (words, left_out)
+    assert "\x00" not in found["q"]
+    if not words or left_out:
+        assert found["results"] == []
+    else:  # what the words alone find
+        assert found["results"] and found["results"] == search(room, q=" ".join(words))
+
+
+def test_a_passage_pasted_many_times_still_finds_itself(room):
+    found = data(room, "/search.json?" + urlencode({"q": " ".join([WHIST_13] * 20)}))  # 820 words, 39 distinct
+    assert found["words"] == list(dict.fromkeys(WHIST_13.split()))[:32] and found["words_left_out"] == 7
+    assert [h["citation"] for h in found["results"]] == ["aduj:whist.13"]
+    page = html(room, "/search?" + urlencode({"q": " ".join([WHIST_13] * 20)}))
+    assert "only its first 32 words are looked for" in page
+
+
+def test_fts_query_quotes_each_word_once():
     assert fts_query('l\'as "pique" OR') == '"l\'as" "pique" "OR"'
     assert fts_query("   ") == ""
+    assert fts_query('" "" \x00') == ""
+    assert fts_query("Règle regle REGLE as\x00pique") == '"Règle" "as" "pique"'
 
 
 def test_citation_text_names_book_game_article_and_page():
