@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from urllib.parse import quote, unquote, urlencode
+from urllib.parse import unquote, urlencode
 
 import pytest
 
