@@ -1,4 +1,5 @@
 # The two commands of the README: `make serve` and `make test`. Both set everything up.
+# `make test-fast` runs the tests that start no process, server or browser.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +8,7 @@ PORT ?= 8001
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install build serve test bench clean browser readme
+.PHONY: install build serve test test-fast bench clean browser readme
 
 install: $(VENV)/.installed
 
@@ -27,6 +28,10 @@ serve: $(DB)
 
 test: $(VENV)/.installed browser
 	$(BIN)/python -m pytest -q
+
+# The tests not marked slow: none starts a process, a server or a browser (under 30 s).
+test-fast: $(VENV)/.installed
+	$(BIN)/python -m pytest -q -m "not slow"
 
 # The browser tests drive Debian's Chromium with Playwright (no browser downloads work here).
 browser:

@@ -154,10 +154,7 @@ def build(
                                              "no chapter could be read: the database was not written"))
         return report
     with _timed(times, "citations"):
-        # the chapters' order, given here once: by edition, chapter number (unnumbered
-        # last), file name; chapter ids follow it, and citations never depend on file order
-        done.sort(key=lambda c: (c[0].edition_id, c[0].number is None, c[0].number or 0, c[0].source_file))
-        built = [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
+        built = cite_chapters(done)
     with _timed(times, "link"):
         stubs, problems = link(built)
         report.diagnostics.extend(problems)
@@ -184,6 +181,14 @@ def _check_writable(db_path: Path) -> None:
         raise InputError(str(db_path), f"cannot be written: {exc.strerror or exc}") from None
     if not os.access(db_path.parent, os.W_OK):
         raise InputError(str(db_path), f"cannot be written: no permission to write in {db_path.parent}")
+
+
+def cite_chapters(done: list[tuple[ChapterInfo, Segmented]]) -> list[BuiltChapter]:
+    """The chapters in the order given here once (by edition, chapter number, unnumbered
+    last, file name; chapter ids follow it), each with its citations: whatever order
+    the files came in, the same citations."""
+    done = sorted(done, key=lambda c: (c[0].edition_id, c[0].number is None, c[0].number or 0, c[0].source_file))
+    return [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
 
 
 def _process_all(files: list[Path], res: Resources, jobs: int, progress: Progress | None,

@@ -111,14 +111,24 @@ def serve(db: Path, port: int, metadata: Path | None):
     if not db.exists():
         click.echo(f"error: {db}: no database; run 'academie build' first", err=True)
         sys.exit(2)
-    metadata = metadata or SCHEMA_DIR / "metadata.yml"
-    args = [sys.executable, "-m", "datasette", "serve", "-i", str(db), "--host", "127.0.0.1", "--port", str(port),
-            "--setting", "default_page_size", "50", "--setting", "sql_time_limit_ms", "2000",
-            "--setting", "max_returned_rows", "1000"]
-    if metadata.exists():
-        args += ["--metadata", str(metadata)]
+    args = [sys.executable, "-m", "datasette", *datasette_serve_args(db, port, metadata or SCHEMA_DIR / "metadata.yml")]
     click.echo(f"The reading room: http://127.0.0.1:{port}/  (the tables: http://127.0.0.1:{port}/{db.stem})", err=True)
     os.execv(sys.executable, args)
+
+
+# What `academie serve` asks of Datasette besides the database, read-only (-i) on
+# 127.0.0.1: a page size, a time limit on queries and a cap on the rows they return.
+SERVE_SETTINGS = {"default_page_size": 50, "sql_time_limit_ms": 2000, "max_returned_rows": 1000}
+
+
+def datasette_serve_args(db: Path, port: int, metadata: Path) -> list[str]:
+    """The arguments of `datasette` that `academie serve` runs; the metadata only if it exists."""
+    args = ["serve", "-i", str(db), "--host", "127.0.0.1", "--port", str(port)]
+    for name, value in SERVE_SETTINGS.items():
+        args += ["--setting", name, str(value)]
+    if metadata.exists():
+        args += ["--metadata", str(metadata)]
+    return args
 
 
 @cli.command(short_help="Print the passage a reference names: whist 13, aduj:whist.13.")

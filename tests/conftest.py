@@ -1,27 +1,51 @@
-"""Shared fixtures: the real pipeline on the real corpus, built once per test session."""
+"""Shared fixtures: the real pipeline on the real corpus, built once per test session,
+and the reading room on it, in-process and as a real `academie serve`.
+
+Tests that start a process (the command line, `academie serve`, Chromium) or a server
+carry the ``slow`` marker; `make test-fast` (``pytest -m "not slow"``) runs the others.
+The marker is enforced: a test without it that starts a process or binds a socket
+fails, naming itself (``_guard`` below)."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import socket
 import sqlite3
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from pipeline.build import build, process_chapter
 from pipeline.resources import Resources
+from tests.helpers import CORPUS, PLANTED, ReadingRoom, serving
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "corpus"
+# -- the slow marker, enforced -------------------------------------------------------------------
 
+# the audit events (PEP 578) of starting a process or a server
+PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "os.spawn",
+                            "os.system", "os.startfile", "socket.bind"})
+_running: list[pytest.Item | None] = [None]  # the test being run, from its setup to its teardown
+
+
+def _guard(event: str, args: tuple) -> None:
+    item = _running[0]
+    if item is not None and event in PROCESS_EVENTS and item.get_closest_marker("slow") is None:
+        raise RuntimeError(f"{item.nodeid} starts a process or a server ({event}) but is not marked slow")
+
+
+sys.addaudithook(_guard)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _running[0] = item
+    try:
+        return (yield)
+    finally:
+        _running[0] = None
+
+
+# -- the corpus, built -----------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
 def res() -> Resources:
@@ -35,10 +59,11 @@ def chapters(res):
 
 
 @pytest.fixture(scope="session")
-def built_db(tmp_path_factory) -> Path:
-    """The database built from corpus/ by the real build, in a temporary folder."""
+def built_db(tmp_path_factory, res) -> Path:
+    """The database built from corpus/ by the real build, in a temporary folder (with
+    the session's resources, loaded once)."""
     db = tmp_path_factory.mktemp("build") / "academie.db"
-    report = build(CORPUS, db)
+    report = build(CORPUS, db, res=res)
     assert not report.errors, report.errors
     return db
 
@@ -51,49 +76,14 @@ def db(built_db):
     conn.close()
 
 
-STARTUP_TIMEOUT = 20.0
+# -- the reading room ------------------------------------------------------------------------------
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serving(db_path: Path, log: Path):
-    """`academie serve` on DB_PATH, a real Datasette process on a free port, stopped on
-    exit; yields its base URL once it answers."""
-    port = free_port()
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pipeline.cli", "serve", "--db", str(db_path), "--port", str(port)],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONUTF8": "1"},
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"academie serve exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
-            try:
-                with urllib.request.urlopen(base + "/-/versions.json", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"academie serve not up after {STARTUP_TIMEOUT:.0f} s:\n{log.read_text(errors='replace')}")
-            time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+@pytest.fixture(scope="session")
+def room(built_db):
+    """The reading room on the corpus's database, in-process (tests.helpers.ReadingRoom)."""
+    r = ReadingRoom(built_db)
+    yield r
+    r.close()
 
 
 @pytest.fixture(scope="session")
@@ -101,36 +91,31 @@ def server(built_db, tmp_path_factory):
     """(base URL, port, database name, sha256 of the database before serving): the
     corpus's database served by `academie serve`, once for the whole session."""
     before = hashlib.sha256(built_db.read_bytes()).hexdigest()
-    with serving(built_db, tmp_path_factory.mktemp("serve") / "serve.log") as base:
-        yield base, int(base.rsplit(":", 1)[1]), built_db.stem, before
-
-
-# A made-up chapter whose text carries markup: the pages must show it as text.
-PLANTED = """‹ Nouvelle académie des jeux, ou règles des jeux de société Chapitre 3 sur 40 · BOS · texte numérisé non relu
-
-BOS 41
-
-BOSTON (jeu du).
-
-Règles du jeu de Boston.
-
-1. Celui qui donne mal <script>alert("planted")</script> paye une fiche à chacun des joueurs.
-
-2. Le joueur qui renonce <|ue >^ «[ paye le double & perd la partie.
-
-BOS 42
-
-3. On ne peut plus revenir sur la donne <img src=x onerror=alert(2)> lorsque la première carte est jouée.
-"""
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with serving(built_db, log) as base:
+        yield base, int(base.rsplit(":", 1)[1]), built_db.stem, before, log
 
 
 @pytest.fixture(scope="session")
-def planted_server(tmp_path_factory):
-    """A made-up chapter with markup planted in its text, built and served."""
+def planted_db(tmp_path_factory, res):
+    """A made-up chapter with markup planted in its text (tests.helpers.PLANTED), built
+    alone, read as a chapter of the corpus (with its games and its book's words)."""
     corpus = tmp_path_factory.mktemp("planted")
     (corpus / "boston.txt").write_text(PLANTED, encoding="utf-8")
     db = corpus / "planted.db"
-    report = build(corpus, db)
+    report = build(corpus, db, res=res)
     assert not report.errors, report.errors
-    with serving(db, corpus / "serve.log") as base:
+    return db
+
+
+@pytest.fixture(scope="session")
+def planted_room(planted_db):
+    r = ReadingRoom(planted_db)
+    yield r
+    r.close()
+
+
+@pytest.fixture(scope="session")
+def planted_server(planted_db):
+    with serving(planted_db, planted_db.with_name("serve.log")) as base:
         yield base

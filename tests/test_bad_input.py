@@ -17,18 +17,22 @@ import hashlib
 import os
 import random
 import re
+import select
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "corpus"
+from pipeline.build import build
+from tests.helpers import CORPUS, ROOT
+
+# every test here runs `academie` in a process of its own
+pytestmark = pytest.mark.slow
+
 REAL_CHAPTERS = sorted(p.name for p in CORPUS.glob("*.txt"))
 WHIST_FILE = "002_88808cca03487927.txt"  # the chapter with whist articles 1–24, pages 405–409
 
@@ -298,106 +302,140 @@ def good_db(built_db, tmp_path) -> tuple[Path, str]:
     return db, sha256(db)
 
 
-def test_sigkill_early_leaves_the_old_database(good_db, tmp_path):
-    """Killed while it reads chapters (a 1000-chapter corpus takes ~30 s): nothing is
-    written yet, the old database is intact and no temporary file exists."""
-    db, before = good_db
-    corpus = copy_real_corpus(tmp_path / "huge", copies=200)
-    proc = subprocess.Popen(academie_cmd("build", "--corpus", corpus, "--db", db, "-q"), env=ENV, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(0.5)
-        assert proc.poll() is None, "the build ended before it could be killed"
-        proc.send_signal(signal.SIGKILL)
-        assert proc.wait(timeout=10) == -signal.SIGKILL
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert sha256(db) == before
-    assert tmp_leftovers(db.parent) == []
-    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db"]
+# The real `academie build`, stopped at an exact point of its run: this wrapper makes
+# one function of the pipeline, once it has returned, write the point's name on a pipe
+# to the test and wait for the test's signal. Nothing else of the build is changed.
+PAUSED_BUILD = """
+import os, signal, sys
+import pipeline.build, pipeline.publish.write as write
+from pipeline.cli import cli
 
+point, fd = sys.argv[1], int(sys.argv[2])
+del sys.argv[1:3]
+module, name = {
+    "reading": (pipeline.build, "process_chapter"),  # a chapter processed, nothing written yet
+    "writing": (write, "_write_checks"),  # the temporary database half written: rows in, no index, no vacuum
+    "written": (write, "_write"),  # the temporary database complete and closed, not yet renamed
+}[point]
+real = getattr(module, name)
 
-def _start_and_wait_for_publish(corpus: Path, db: Path) -> tuple[subprocess.Popen, Path]:
-    """Start a build and return once its temporary database exists and is being written."""
-    proc = subprocess.Popen(academie_cmd("build", "--corpus", corpus, "--db", db, "-q"), env=ENV, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    tmp = db.with_name(f".{db.name}.tmp-{proc.pid}")  # `academie` runs in the Popen process itself
-    deadline = time.monotonic() + 60
+def paused(*args, **kwargs):
+    out = real(*args, **kwargs)
+    os.write(fd, point.encode() + b"\\n")
     while True:
-        try:
-            if tmp.stat().st_size > 0:
-                return proc, tmp
-        except FileNotFoundError:
-            pass
-        if proc.poll() is not None:
-            pytest.fail(f"the build ended (exit code {proc.returncode}) before its temporary database was seen")
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            pytest.fail("the build never started writing its temporary database")
-        time.sleep(0.001)
+        signal.pause()  # until the test's signal
+    return out
+
+setattr(module, name, paused)
+cli(prog_name="academie")
+"""
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
-def test_kill_while_publishing_leaves_the_old_database(good_db, tmp_path, sig):
-    """Killed while it writes the new database: the served path is untouched. SIGTERM
-    unwinds the build, which removes its temporary file; SIGKILL cannot be caught, so
-    the hidden `.academie.db.tmp-<pid>` (and its sqlite journal) may stay until the
-    next build, which removes the leftovers of dead processes."""
-    db, before = good_db
-    corpus = copy_real_corpus(tmp_path / "many", copies=10)
-    proc, tmp = _start_and_wait_for_publish(corpus, db)
+PAUSE_TIMEOUT = 120  # seconds: a build of the small corpus pauses within a few
+
+
+@pytest.fixture()
+def small_corpus(tmp_path) -> Path:
+    """A corpus of one short chapter: a build of it is seconds, and writes the database
+    the same way as any."""
+    corpus = tmp_path / "small"
+    corpus.mkdir()
+    for name in ("manifest.toml", "games.toml"):
+        shutil.copyfile(CORPUS / name, corpus / name)
+    (corpus / "plain.txt").write_text(PLAIN_TEXT, encoding="utf-8")
+    return corpus
+
+
+def _paused_build(corpus: Path, db: Path, point: str) -> subprocess.Popen:
+    """`academie build` of CORPUS into DB, returned once it has paused at POINT."""
+    read, write = os.pipe()
     try:
-        proc.send_signal(sig)
-        code = proc.wait(timeout=10)
+        proc = subprocess.Popen([sys.executable, "-c", PAUSED_BUILD, point, str(write),
+                                 "build", "--corpus", str(corpus), "--db", str(db), "-q"],
+                                env=ENV, cwd=ROOT, pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as said:  # one line when paused; end of file if the build ended first
+        line = said.readline() if select.select([said], [], [], PAUSE_TIMEOUT)[0] else b""
+    if line != point.encode() + b"\n":
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.fail(f"the build did not pause at {point} (exit code {proc.returncode}): {err.decode()}")
+    return proc
+
+
+def _stop(proc: subprocess.Popen, sig: int) -> tuple[int, str]:
+    """Send SIG to the paused build; its exit code and standard error."""
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    return proc.returncode, err.decode()
+
+
+def _intact(db: Path, before: str) -> None:
     assert sha256(db) == before
-    allowed = {tmp.name, tmp.name + "-journal"}
-    if sig == signal.SIGTERM:
-        assert code == 128 + signal.SIGTERM  # it was still running, and unwound
-        assert tmp_leftovers(db.parent) == []
-    else:
-        assert code == -signal.SIGKILL
-        assert set(tmp_leftovers(db.parent)) <= allowed
-    assert {p.name for p in db.parent.iterdir()} <= {"academie.db"} | allowed
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert conn.execute("SELECT count(*) FROM chapters").fetchone()[0] == len(REAL_CHAPTERS)
+        assert [r[0] for r in conn.execute("SELECT source_file FROM chapters ORDER BY source_file")] == REAL_CHAPTERS
     finally:
         conn.close()
+
+
+def test_sigkill_while_reading_chapters_leaves_the_old_database(good_db, small_corpus):
+    """Killed while it reads chapters: nothing is written yet, the old database is
+    intact and no temporary file exists."""
+    db, before = good_db
+    proc = _paused_build(small_corpus, db, "reading")
+    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db"]
+    assert _stop(proc, signal.SIGKILL)[0] == -signal.SIGKILL
+    _intact(db, before)
+    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db"]
+
+
+@pytest.mark.parametrize("point", ["writing", "written"])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_kill_while_publishing_leaves_the_old_database(good_db, small_corpus, res, sig, point):
+    """Killed while it writes the new database, or once it is written but not yet
+    renamed: the served path is untouched. SIGTERM unwinds the build, which removes
+    its temporary file; SIGKILL cannot be caught, so the hidden `.academie.db.tmp-<pid>`
+    stays until the next build, which removes the leftovers of dead processes."""
+    db, before = good_db
+    proc = _paused_build(small_corpus, db, point)
+    tmp = db.with_name(f".{db.name}.tmp-{proc.pid}")  # `academie` runs in the Popen process itself
+    assert tmp_leftovers(db.parent) == [tmp.name] and tmp.stat().st_size > 0
+    code, err = _stop(proc, sig)
+    _intact(db, before)
+    if sig == signal.SIGTERM:
+        assert (code, err) == (128 + signal.SIGTERM, "")  # it unwound, and removed its file
+        assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db"]
+    else:
+        assert code == -signal.SIGKILL
+        assert sorted(p.name for p in db.parent.iterdir()) == [tmp.name, "academie.db"]
     # a later build is not hindered by what the killed one left, and clears it away
-    again = academie("build", "--corpus", CORPUS, "--db", db, "-q")
-    assert again.returncode == 0, again.stderr
-    assert tmp_leftovers(db.parent) == []
+    report = build(small_corpus, db, res=res)
+    assert not report.errors
+    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db", "academie_rules"]
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        assert conn.execute("SELECT count(*) FROM chapters").fetchone()[0] == len(REAL_CHAPTERS)
+        assert [r[0] for r in conn.execute("SELECT source_file FROM chapters")] == ["plain.txt"]
     finally:
         conn.close()
 
 
-def test_interrupt_while_publishing_leaves_the_old_database_and_no_tmp(good_db, tmp_path):
-    """Ctrl-C while it writes the new database: the build stops, the old database is
-    intact, and the temporary file is removed."""
+def test_interrupt_while_publishing_leaves_the_old_database_and_no_tmp(good_db, small_corpus):
+    """Ctrl-C while it writes the new database: the build stops as click stops on
+    Ctrl-C, the old database is intact, and the temporary file is removed."""
     db, before = good_db
-    corpus = copy_real_corpus(tmp_path / "many", copies=10)
-    proc, tmp = _start_and_wait_for_publish(corpus, db)
-    try:
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert code != 0
-    assert sha256(db) == before
-    assert tmp_leftovers(db.parent) == []
+    proc = _paused_build(small_corpus, db, "writing")
+    assert tmp_leftovers(db.parent) == [f".{db.name}.tmp-{proc.pid}"]
+    assert _stop(proc, signal.SIGINT) == (1, "\nAborted!\n")
+    _intact(db, before)
+    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db"]
 
 
 def test_missing_corpus_folder_leaves_the_old_database(good_db, tmp_path):

@@ -14,7 +14,11 @@ from urllib.parse import unquote
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
+# a browser, and the real `academie serve` it reads from
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "build" / "screenshots"
 # the machine's network is closed: without these Chromium keeps calling home and stalls

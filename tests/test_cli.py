@@ -20,6 +20,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+# the real command line, each command in a process of its own
+pytestmark = pytest.mark.slow
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -169,6 +169,7 @@ def run_cli(*args):
                           cwd=Path(__file__).parent.parent)
 
 
+@pytest.mark.slow  # the command line, in a process of its own
 def test_clean_command_explains_each_edit(tmp_path):
     page = tmp_path / "page.txt"
     page.write_text("Le joueur qui a la main doit pajer un jeton,\ncl celui qui renonce paye le douLle.\n", encoding="utf-8")
@@ -181,6 +182,7 @@ def test_clean_command_explains_each_edit(tmp_path):
     assert lines[3].startswith("page.txt:2:30: 'douLle' → 'double'  clean.non_word (")
 
 
+@pytest.mark.slow  # the command line, in a process of its own
 def test_explain_and_eval_commands(built_db):
     proc = run_cli("explain", "aduj:whist.13", "--db", built_db)
     assert proc.returncode == 0, proc.stderr

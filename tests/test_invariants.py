@@ -12,7 +12,7 @@ from pipeline.ingest import ingest_bytes
 from pipeline.layout import layout
 from pipeline.segment import segment
 from pipeline.text import restore_raw
-from tests.conftest import CORPUS
+from tests.helpers import CORPUS
 
 LINES = [l for p in sorted(CORPUS.glob("*.txt")) for l in p.read_text(encoding="utf-8").split("\n")]
 NOISE = ["", "", "TRE 3o9", "i4o WIS", "Page 2", "(i) Note.", "12. Il faut jouer", "-", "»", "A B C D", "  ", "l2.", "x-"]

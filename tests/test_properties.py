@@ -36,7 +36,7 @@ chunk = st.one_of(
 )
 texts = st.lists(chunk, min_size=1, max_size=60).map("".join)
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     derandomize=True)
 
 

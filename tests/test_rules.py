@@ -48,6 +48,11 @@ def test_extraction_of_rules_written_for_the_tests(extractor, text, modality, be
     assert (r.modality, r.bearer, [c.spec() for c in r.consequences]) == (modality, bearer, consequences)
 
 
+def test_the_model_is_loaded_once_per_process_tokenizer_only(extractor):
+    assert Extractor().nlp is extractor.nlp
+    assert extractor.nlp.pipe_names == []  # the patterns read tokens' text only
+
+
 def test_parts_keep_their_offsets(extractor):
     text = "3. Celui qui mêle mal paye deux fiches à chaque joueur."
     r = extractor.extract(text)
@@ -169,6 +174,7 @@ def test_table_roles():
         t.partner("E")
 
 
+@pytest.mark.slow  # the command line, in a process of its own
 def test_rule_command(built_db):
     run = lambda *a: subprocess.run([sys.executable, "-m", "pipeline.cli", *a, "--db", str(built_db)],  # noqa: E731
                                     capture_output=True, text=True, cwd=ROOT)
@@ -183,6 +189,7 @@ def test_rule_command(built_db):
     assert status.returncode == 0 and total[:2] == ["total", "69"] and total[-2:] == ["5", "9"]
 
 
+@pytest.mark.slow  # commands in a fresh interpreter
 def test_rule_command_reads_the_event_an_encoded_rule_needs(built_db):
     run = lambda *a: subprocess.run([sys.executable, "-m", "pipeline.cli", *a, "--db", str(built_db)],  # noqa: E731
                                     capture_output=True, text=True, cwd=ROOT)
@@ -202,6 +209,7 @@ def test_rule_command_reads_the_event_an_encoded_rule_needs(built_db):
     assert stranger.stderr == "error: adj:quinze.69: 'E', whose fault the event says it was, is not at the table (A, B, C)\n"
 
 
+@pytest.mark.slow  # a fresh interpreter, to see what it imports
 def test_reading_the_database_never_imports_spacy(built_db):
     code = (
         "import sys; from click.testing import CliRunner; from pipeline.cli import cli\n"

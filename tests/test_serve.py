@@ -1,8 +1,11 @@
 """`academie serve`: the real command, a real Datasette process, real HTTP.
 
 The server is conftest's ``server``: `academie serve` on a free port with the database
-the session built, stopped at teardown. Nothing here depends on
-schema/metadata.yml: `serve` passes it to Datasette only when it exists.
+the session built, stopped at teardown. Only what needs the process is tested here: it
+starts and says where, binds 127.0.0.1 only, serves the database immutable with the
+settings and metadata it passes, and its plugin answers a round trip. What the pages
+say is tested in-process (tests/test_web.py), on a Datasette configured the same way:
+the last test checks that it is.
 """
 
 from __future__ import annotations
@@ -10,11 +13,19 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
-import unicodedata
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
+
+from pipeline.cli import SERVE_SETTINGS
+from tests.helpers import METADATA, ROOT
+
+# `academie serve` is a process of its own
+pytestmark = pytest.mark.slow
 
 
 def get(base: str, path: str):
@@ -23,35 +34,54 @@ def get(base: str, path: str):
         return json.loads(r.read().decode("utf-8"))
 
 
+def test_it_says_where_the_reading_room_is(server):
+    base, port, name, _, log = server
+    assert log.read_text(encoding="utf-8").splitlines()[0] == (
+        f"The reading room: http://127.0.0.1:{port}/  (the tables: http://127.0.0.1:{port}/{name})")
+
+
 def test_database_is_served_immutable(server, built_db):
-    base, _, name, before = server
+    base, _, name, before, _ = server
     databases = {d["name"]: d for d in get(base, "/-/databases.json")}
-    assert name in databases, databases
+    assert list(databases) == [name]
     assert databases[name]["is_mutable"] is False
     assert Path(databases[name]["path"]).resolve() == built_db.resolve()
     # immutable: serving never writes to the file
     assert hashlib.sha256(built_db.read_bytes()).hexdigest() == before
 
 
-def test_passage_by_citation(server):
-    base, _, name, _ = server
-    rows = get(base, f"/{name}/passages.json?_shape=array&citation=aduj:whist.13")
-    assert len(rows) == 1, rows
-    assert rows[0]["citation"] == "aduj:whist.13"
-    assert rows[0]["number"] == 13
-    assert rows[0]["page"] == 407
-    assert rows[0]["game"] == "whist"
-    assert rows[0]["kind"] == "article"
+def test_settings_and_metadata_it_passes(server):
+    base = server[0]
+    settings = get(base, "/-/settings.json")
+    assert {k: settings[k] for k in SERVE_SETTINGS} == {
+        "default_page_size": 50, "sql_time_limit_ms": 2000, "max_returned_rows": 1000}
+    metadata = get(base, "/-/metadata.json")
+    assert metadata["title"] == yaml.safe_load(METADATA.read_text(encoding="utf-8"))["title"]
+    assert sorted(metadata["databases"]["academie"]["queries"]) == ["article", "corrections_of", "page", "search"]
 
 
-def test_full_text_search_finds_only_hombre(server):
-    base, _, name, _ = server
-    rows = get(base, f"/{name}/passages.json?_search=matadors&_shape=array")
-    assert rows, "no passage found for 'matadors'"
-    assert {r["game"] for r in rows} == {"hombre"}
-    for r in rows:
-        folded = "".join(c for c in unicodedata.normalize("NFKD", r["text_clean"]) if not unicodedata.combining(c))
-        assert "matadors" in folded.lower(), r["citation"]
+def test_the_in_process_reading_room_is_the_served_one(server, room):
+    """The Datasette the fast tests read in-process is configured as `academie serve`
+    configures its own: same settings, metadata, plugins and pages."""
+    base = server[0]
+    for path in ("/-/settings.json", "/-/metadata.json", "/-/plugins.json", "/-/databases.json"):
+        inproc = room.get(path)
+        assert inproc.status_code == 200, path
+        assert inproc.json() == get(base, path), path
+    # one round trip through the plugin, which the process loads by its entry point
+    served = get(base, "/cite/aduj:whist.13.json")
+    assert (served["p"]["citation"], served["p"]["page"], served["citation_text"]) == (
+        "aduj:whist.13", 407, "Académie universelle des jeux, Whist, art. 13, p. 407")
+    assert served["url"] == base + "/cite/aduj:whist.13"
+    assert json.loads(room.get("/cite/aduj:whist.13.json").text.replace("http://localhost", base)) == served
+
+
+def test_serve_without_a_database_says_so(tmp_path):
+    missing = tmp_path / "none.db"
+    proc = subprocess.run([sys.executable, "-m", "pipeline.cli", "serve", "--db", str(missing)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: {missing}: no database; run 'academie build' first\n"
 
 
 def _non_loopback_ipv4() -> str | None:
@@ -84,7 +114,7 @@ def _non_loopback_ipv4() -> str | None:
 
 
 def test_listens_on_loopback_only(server):
-    _, port, _, _ = server
+    port = server[1]
     with socket.create_connection(("127.0.0.1", port), timeout=2):
         pass
     addr = _non_loopback_ipv4()

@@ -1,13 +1,14 @@
-"""The reading room over real HTTP: conftest's ``server`` is `academie serve` (a real
-Datasette process with the plugin in pipeline/web) on the database the session built.
-Every page is read twice, as HTML and as JSON, the way a person and a program would."""
+"""The reading room, read in-process: conftest's ``room`` is Datasette configured as
+`academie serve` configures it (tests.helpers.ReadingRoom; tests/test_serve.py checks
+that the two agree), with the plugin in pipeline/web, on the database the session
+built. Requests go through Datasette's in-process client, no socket. Every page is read
+twice, as HTML and as JSON, the way a person and a program would."""
 
 from __future__ import annotations
 
 import json
 import re
-import urllib.error
-import urllib.request
+import unicodedata
 from urllib.parse import unquote, urlencode
 
 import pytest
@@ -15,37 +16,31 @@ import pytest
 from pipeline.web import citation_text, fts_query, short_title
 
 
+def fetch(room, path: str) -> tuple[int, str]:
+    r = room.get(path)
+    return r.status_code, r.text
 
 
-def fetch(base: str, path: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(base + path, timeout=10) as r:
-            return r.status, r.read().decode("utf-8")
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode("utf-8")
-
-
-def html(base: str, path: str) -> str:
-    status, body = fetch(base, path)
+def html(room, path: str) -> str:
+    status, body = fetch(room, path)
     assert status == 200, (path, body[:300])
     return body
 
 
-def data(base: str, path: str) -> dict:
-    status, body = fetch(base, path)
+def data(room, path: str) -> dict:
+    status, body = fetch(room, path)
     assert status == 200, (path, body[:300])
     return json.loads(body)
 
 
-def search(base: str, **params) -> list[dict]:
-    return data(base, "/search.json?" + urlencode(params))["results"]
+def search(room, **params) -> list[dict]:
+    return data(room, "/search.json?" + urlencode(params))["results"]
 
 
 # -- home --------------------------------------------------------------------------------------
 
-def test_home_lists_editions_chapters_and_games_with_counts(server, db):
-    base = server[0]
-    home = data(base, "/index.json")
+def test_home_lists_editions_chapters_and_games_with_counts(room, db):
+    home = data(room, "/index.json")
     assert [e["id"] for e in home["editions"]] == ["adj", "aduj", "unknown"]
     chapters = [c for e in home["editions"] for c in e["chapters"]]
     assert sorted(c["source_file"] for c in chapters) == sorted(
@@ -53,7 +48,7 @@ def test_home_lists_editions_chapters_and_games_with_counts(server, db):
     whist = [g for c in chapters for g in c["games"] if g["game"] == "whist"]
     assert [(g["name"], g["articles"]) for g in whist] == [("Whist", 24)]
     assert home["totals"]["articles"] == db.execute("SELECT count(*) FROM passages WHERE kind = 'article'").fetchone()[0]
-    page = html(base, "/")
+    page = html(room, "/")
     assert '<form class="search" action="/search"' in page
     assert '<a href="/game/whist">Whist</a>' in page
 
@@ -62,23 +57,22 @@ def links(page: str, prefix: str) -> set[str]:
     return set(re.findall(r'href="(' + re.escape(prefix) + r'[^"#?]*)', page))
 
 
-def test_every_article_is_two_links_from_home(server, db):
-    base = server[0]
+def test_every_article_is_two_links_from_home(room, db):
     reached: set[str] = set()
-    for game in links(html(base, "/"), "/game/"):
-        reached |= {unquote(href[len("/cite/"):]) for href in links(html(base, game), "/cite/")}
+    for game in links(html(room, "/"), "/game/"):
+        reached |= {unquote(href[len("/cite/"):]) for href in links(html(room, game), "/cite/")}
     articles = {r[0] for r in db.execute("SELECT citation FROM passages WHERE kind = 'article' AND game IS NOT NULL")}
     assert articles and articles <= reached
     # articles of no known game are two links away through their chapter
     for cid, citation in db.execute("SELECT chapter_id, citation FROM passages WHERE kind = 'article' AND game IS NULL"):
-        assert f"/chapter/{cid}" in links(html(base, "/"), "/chapter/")
-        assert "/cite/" + citation in {unquote(h) for h in links(html(base, f"/chapter/{cid}"), "/cite/")}
+        assert f"/chapter/{cid}" in links(html(room, "/"), "/chapter/")
+        assert "/cite/" + citation in {unquote(h) for h in links(html(room, f"/chapter/{cid}"), "/cite/")}
 
 
 # -- citation page ---------------------------------------------------------------------------
 
-def test_citation_page_answers_as_json_for_programs(server):
-    cite = data(server[0], "/cite/aduj:whist.13.json")
+def test_citation_page_answers_as_json_for_programs(room):
+    cite = data(room, "/cite/aduj:whist.13.json")
     assert (cite["p"]["citation"], cite["p"]["number"], cite["p"]["page"], cite["p"]["game"]) == (
         "aduj:whist.13", 13, 407, "whist")
     assert cite["citation_text"] == "Académie universelle des jeux, Whist, art. 13, p. 407"
@@ -94,8 +88,8 @@ def test_citation_page_answers_as_json_for_programs(server):
     assert cite["p"]["text_clean"].startswith("13. Personne")
 
 
-def test_citation_page_shows_text_raw_corrections_rule_and_citation_to_copy(server):
-    page = html(server[0], "/cite/aduj:whist.13")
+def test_citation_page_shows_text_raw_corrections_rule_and_citation_to_copy(room):
+    page = html(room, "/cite/aduj:whist.13")
     assert '<h1 id="citation">aduj:whist.13</h1>' in page
     assert 'value="Académie universelle des jeux, Whist, art. 13, p. 407"' in page
     assert '<mark class="fix" tabindex="0" title="OCR: &#39;caries&#39;' in page
@@ -106,17 +100,43 @@ def test_citation_page_shows_text_raw_corrections_rule_and_citation_to_copy(serv
     assert 'href="/chapter/' in page and '#whist.13">in its chapter</a>' in page
 
 
-def test_a_disagreement_between_text_and_code_is_shown_where_it_is_cited(server, db):
+def test_a_disagreement_between_text_and_code_is_shown_where_it_is_cited(room, db):
     (citation,) = db.execute("SELECT citation FROM checks WHERE agrees = 0").fetchone()
-    page = html(server[0], "/cite/" + citation)
+    page = html(room, "/cite/" + citation)
     assert '<span class="disagree">they disagree</span>' in page
 
 
-def test_unknown_citation_is_a_404_naming_near_citations(server):
-    status, page = fetch(server[0], "/cite/aduj:whist.99")
+def test_unknown_citation_is_a_404_naming_near_citations(room):
+    status, page = fetch(room, "/cite/aduj:whist.99")
     assert status == 404
     assert "No passage is cited aduj:whist.99" in page
     assert '<a href="/cite/aduj:whist.13">aduj:whist.13</a>' in page
+    # and for a program, the same as JSON
+    r = room.get("/cite/aduj:whist.99.json")
+    assert (r.status_code, r.headers["content-type"]) == (404, "application/json; charset=utf-8")
+    assert r.json() == {"ok": False, "status": 404, "error": "No passage is cited aduj:whist.99",
+                        "near": ["aduj:whist.1", "aduj:whist.10", "aduj:whist.11", "aduj:whist.12",
+                                 "aduj:whist.13", "aduj:whist.14", "aduj:whist.15", "aduj:whist.16"]}
+
+
+@pytest.mark.parametrize("path,error", [
+    ("/cite/aduj:nothing.json", "No passage is cited aduj:nothing"),
+    ("/chapter/999.json", "No chapter 999 in the database"),
+    ("/game/nothing.json", "No game 'nothing' in the database"),
+])
+def test_a_json_path_to_nothing_is_a_json_404(room, path, error):
+    r = room.get(path)
+    assert (r.status_code, r.headers["content-type"]) == (404, "application/json; charset=utf-8")
+    assert r.json() == {"ok": False, "status": 404, "error": error, **({"near": []} if "/cite/" in path else {})}
+
+
+@pytest.mark.parametrize("path,error", [
+    ("/chapter/999", "No chapter 999 in the database"),
+    ("/game/nothing", "No game &#39;nothing&#39; in the database"),
+])
+def test_a_page_of_nothing_is_a_404_saying_so(room, path, error):
+    r = room.get(path)
+    assert (r.status_code, r.headers["content-type"], r.text) == (404, "text/html; charset=utf-8", error)
 
 
 def test_cite_command_prints_the_reading_room_url(built_db):
@@ -137,9 +157,9 @@ def whist_chapter(db) -> int:
     return db.execute("SELECT chapter_id FROM passages WHERE citation = 'aduj:whist.13'").fetchone()[0]
 
 
-def test_chapter_view_has_pages_in_the_margin_anchors_and_marked_corrections(server, db):
+def test_chapter_view_has_pages_in_the_margin_anchors_and_marked_corrections(room, db):
     cid = whist_chapter(db)
-    page = html(server[0], f"/chapter/{cid}")
+    page = html(room, f"/chapter/{cid}")
     # every printed page is marked once: in the margin between passages, or inline
     # where the page turns inside a passage
     first, last = db.execute("SELECT min(page), max(page) FROM passages WHERE chapter_id = ?", [cid]).fetchone()
@@ -154,90 +174,125 @@ def test_chapter_view_has_pages_in_the_margin_anchors_and_marked_corrections(ser
     assert 'id="show-raw"' in page
 
 
-def test_footnotes_and_their_calls_link_to_each_other(server, db):
+def test_footnotes_and_their_calls_link_to_each_other(room, db):
     notes = db.execute("SELECT chapter_id, citation, note_for FROM passages WHERE kind = 'footnote'").fetchall()
     assert notes
     for cid, note, called_from in notes:
-        page = html(server[0], f"/chapter/{cid}")
+        page = html(room, f"/chapter/{cid}")
         anchor, call = note.split(":", 1)[1], called_from.split(":", 1)[1]
         assert f'<p class="passage footnote" id="{anchor}"><a class="call" href="#{call}" title="back to the call">' in page
         assert f'<a class="call" href="#{anchor}" title="the footnote">note (1)</a>' in page
 
 
-def test_chapter_view_switches_to_the_raw_ocr_and_back(server, db):
+def test_chapter_view_switches_to_the_raw_ocr_and_back(room, db):
     cid = whist_chapter(db)
-    clean = data(server[0], f"/chapter/{cid}.json")
+    clean = data(room, f"/chapter/{cid}.json")
     assert "raw_text" not in clean["chapter"]
     assert "".join(p["text_clean"] for p in clean["passages"]) == "".join(
         r[0] for r in db.execute("SELECT text_clean FROM passages WHERE chapter_id = ? ORDER BY seq", [cid]))
-    raw = data(server[0], f"/chapter/{cid}.json?raw=1")
+    raw = data(room, f"/chapter/{cid}.json?raw=1")
     assert raw["chapter"]["raw_text"] == db.execute("SELECT raw_text FROM chapters WHERE id = ?", [cid]).fetchone()[0]
-    page = html(server[0], f"/chapter/{cid}?raw=1")
+    page = html(room, f"/chapter/{cid}?raw=1")
     assert '<pre class="raw" id="raw-text">' in page and f'<a href="/chapter/{cid}" id="show-clean">' in page
 
 
-def test_chapters_link_to_their_neighbours(server, db):
-    ids = [c["id"] for e in data(server[0], "/index.json")["editions"] for c in e["chapters"]]
+def test_chapters_link_to_their_neighbours(room, db):
+    ids = [c["id"] for e in data(room, "/index.json")["editions"] for c in e["chapters"]]
     assert sorted(ids) == sorted(r[0] for r in db.execute("SELECT id FROM chapters"))
     for k, cid in enumerate(ids):
-        ch = data(server[0], f"/chapter/{cid}.json")
+        ch = data(room, f"/chapter/{cid}.json")
         assert ch["previous"] == (ids[k - 1] if k else None)
         assert ch["next"] == (ids[k + 1] if k + 1 < len(ids) else None)
-    assert fetch(server[0], "/chapter/999999")[0] == 404
+    assert fetch(room, "/chapter/999999") == (404, "No chapter 999999 in the database")
 
 
 # -- game page ---------------------------------------------------------------------------------
 
-def test_game_page_gathers_a_game_across_chapters(server, db):
-    game = data(server[0], "/game/hombre.json")
+def test_game_page_gathers_a_game_across_chapters(room, db):
+    game = data(room, "/game/hombre.json")
     assert [p["citation"] for p in game["passages"]] == [
         r[0] for r in db.execute(
             "SELECT citation FROM passages p JOIN chapters c ON c.id = p.chapter_id "
             "WHERE game = 'hombre' ORDER BY c.edition_id, p.chapter_id, p.seq")]
     assert [p["number"] for p in game["passages"] if p["kind"] == "article"] == list(range(50, 79))
-    assert fetch(server[0], "/game/no-such-game")[0] == 404
+    assert fetch(room, "/game/no-such-game")[0] == 404
 
 
 # -- search ------------------------------------------------------------------------------------
 
-def test_search_ranks_hits_with_snippets_and_citations(server):
-    hits = search(server[0], q="renonce")
+def test_search_ranks_hits_with_snippets_and_citations(room):
+    hits = search(room, q="renonce")
     assert hits and all(h["url"] == "/cite/" + h["citation"] for h in hits)
     assert all("renonce" in h["snippet"].lower() for h in hits[:3])
-    page = html(server[0], "/search?q=renonce")
+    page = html(room, "/search?q=renonce")
     assert "<mark>renonce</mark>" in page.lower()
     assert f'<a class="hit" href="/cite/{hits[0]["citation"]}">' in page
 
 
-def test_search_finds_damaged_accented_and_period_spelled_passages(server, db):
+def test_search_finds_damaged_accented_and_period_spelled_passages(room, db):
     def raw_of(citation):
         return db.execute("SELECT text_raw, text_clean FROM passages WHERE citation = ?", [citation]).fetchone()
 
     # 'bande' finds passages whose OCR reads 'Lande'
-    assert any("Lande" in raw_of(h["citation"])[0] for h in search(server[0], q="bande"))
+    assert any("Lande" in raw_of(h["citation"])[0] for h in search(room, q="bande"))
     # 'regle' finds 'règle'
-    assert any("règle" in raw_of(h["citation"])[1] for h in search(server[0], q="regle"))
+    assert any("règle" in raw_of(h["citation"])[1] for h in search(room, q="regle"))
     # 'avait' finds the period spelling 'avoit'
-    assert any("avoit" in raw_of(h["citation"])[1] for h in search(server[0], q="avait"))
+    assert any("avoit" in raw_of(h["citation"])[1] for h in search(room, q="avait"))
     # a word only the raw OCR has still finds its passage
-    assert "aduj:whist.13" in [h["citation"] for h in search(server[0], q="caries")]
+    assert "aduj:whist.13" in [h["citation"] for h in search(room, q="caries")]
 
 
-def test_search_filters_by_game_kind_and_edition(server):
-    hits = search(server[0], q="joueur", game="whist", kind="article", edition="aduj")
+def test_search_filters_by_game_kind_and_edition(room):
+    hits = search(room, q="joueur", game="whist", kind="article", edition="aduj")
     assert hits
     assert {(h["game"], h["kind"], h["edition_id"]) for h in hits} == {("whist", "article", "aduj")}
-    assert search(server[0], q="joueur", game="whist", edition="adj") == []
+    assert search(room, q="joueur", game="whist", edition="adj") == []
 
 
-@pytest.mark.parametrize("q", ['l\'as "', "AND OR (", "NEAR(", "*", "qu''il -x"])
-def test_any_query_is_a_valid_search(server, q):
-    assert fetch(server[0], "/search?" + urlencode({"q": q}))[0] == 200
+@pytest.mark.parametrize("q", ['l\'as "', "AND OR (", "NEAR(", "*", "qu''il -x", '"', '"""', "\x00", "renonce\x00"])
+def test_any_query_is_a_valid_search(room, q):
+    assert fetch(room, "/search?" + urlencode({"q": q}))[0] == 200
 
 
-def test_fts_query_quotes_each_word():
+WHIST_13 = ("13. Personne ne doit prendre les cartes ni les regarder pendant qu'on donne; et au cas que celui qui "
+            "donne donnât mal, il faudrait qu'il redonnât; mais il n'est pas obligé de le faire si une carte se "
+            "tourne en donnant.")
+
+
+@pytest.mark.parametrize("q,words,left_out", [
+    ('"', [], 0),
+    ('"""', [], 0),
+    ("\x00", [], 0),
+    ("renonce\x00", ["renonce"], 0),
+    (" ".join(["le"] * 800), ["le"], 0),  # took 46 s in SQLite before a word counted once
+    (" ".join(f"w{i}" for i in range(800)), [f"w{i}" for i in range(32)], 768),
+], ids=["quote", "three quotes", "NUL", "word and NUL", "800 times one word", "800 words"])
+def test_hostile_search_answers_200_with_json(room, q, words, left_out):
+    r = room.get("/search.json?" + urlencode({"q": q}))
+    assert (r.status_code, r.headers["content-type"]) == (200, "application/json; charset=utf-8")
+    found = json.loads(r.text)
+    assert (found["words"], found["words_left_out"]) == (words, left_out)
+    assert "\x00" not in found["q"]
+    if not words or left_out:
+        assert found["results"] == []
+    else:  # what the words alone find
+        assert found["results"] and found["results"] == search(room, q=" ".join(words))
+
+
+def test_a_passage_pasted_many_times_still_finds_itself(room):
+    found = data(room, "/search.json?" + urlencode({"q": " ".join([WHIST_13] * 20)}))  # 820 words, 39 distinct
+    assert found["words"] == list(dict.fromkeys(WHIST_13.split()))[:32] and found["words_left_out"] == 7
+    assert [h["citation"] for h in found["results"]] == ["aduj:whist.13"]
+    page = html(room, "/search?" + urlencode({"q": " ".join([WHIST_13] * 20)}))
+    assert "only its first 32 words are looked for" in page
+
+
+def test_fts_query_quotes_each_word_once():
     assert fts_query('l\'as "pique" OR') == '"l\'as" "pique" "OR"'
     assert fts_query("   ") == ""
+    assert fts_query('" "" \x00') == ""
+    assert fts_query("Règle regle REGLE as\x00pique") == '"Règle" "as" "pique"'
 
 
 def test_citation_text_names_book_game_article_and_page():
@@ -250,18 +305,76 @@ def test_citation_text_names_book_game_article_and_page():
     assert short_title("Académie des jeux: contenant les principaux jeux") == "Académie des jeux"
 
 
+# -- the tables and canned queries, as Datasette serves them ----------------------------------
+
+def test_passage_by_citation(room):
+    rows = data(room, "/academie/passages.json?_shape=array&citation=aduj:whist.13")
+    assert [(r["citation"], r["number"], r["page"], r["game"], r["kind"]) for r in rows] == [
+        ("aduj:whist.13", 13, 407, "whist", "article")]
+
+
+def test_full_text_search_of_the_table_finds_only_hombre(room):
+    rows = data(room, "/academie/passages.json?_search=matadors&_shape=array")
+    assert sorted(r["citation"] for r in rows) == [f"aduj:hombre.{n}" for n in (52, 55, 56, 57, 58, 68, 73)]
+    for r in rows:
+        folded = "".join(c for c in unicodedata.normalize("NFKD", r["text_clean"]) if not unicodedata.combining(c))
+        assert "matadors" in folded.lower(), r["citation"]
+
+
+@pytest.mark.parametrize("game", ["whist", " Whist "])
+def test_canned_query_article(room, game):
+    rows = data(room, "/academie/article.json?" + urlencode({"game": game, "number": 13, "_shape": "array"}))
+    assert [(r["citation"], r["game"], r["number"], r["number_raw"], r["page"], r["edition"], r["source_file"])
+            for r in rows] == [("aduj:whist.13", "Whist", 13, "i3", 407, "aduj", "002_88808cca03487927.txt")]
+    assert rows[0]["text_clean"] == WHIST_13
+    assert data(room, "/academie/article.json?game=whist&number=99&_shape=array") == []
+
+
+def test_canned_query_search(room):
+    rows = data(room, "/academie/search.json?q=matadors&_shape=array")
+    assert sorted(r["citation"] for r in rows) == [f"aduj:hombre.{n}" for n in (52, 55, 56, 57, 58, 68, 73)]
+    assert all("[matadors]" in r["snippet"].lower() for r in rows)
+    # quotes and apostrophes are words, not FTS5 syntax
+    assert [r["citation"] for r in data(room, "/academie/search.json?" + urlencode(
+        {"q": 'n\'est pas obligé "de le faire', "_shape": "array"}))] == ["aduj:whist.13"]
+
+
+def test_canned_query_page(room):
+    rows = data(room, "/academie/page.json?game=hombre&page=161&_shape=array")
+    assert [r["citation"] for r in rows] == [f"aduj:hombre.{n}" for n in range(50, 61)]
+    assert {(r["kind"], r["page"], r["edition"]) for r in rows} == {("article", 161, "aduj")}
+
+
+def test_canned_query_corrections_of(room, db):
+    rows = data(room, "/academie/corrections_of.json?citation=aduj:whist.13&_shape=array")
+    assert [(r["fix"], r["before"], r["after"]) for r in rows] == [
+        ("segment.article_number", "i3.", "13."),
+        ("clean.real_word", "caries", "cartes"),
+        ("clean.bracket_p+clean.non_word", "])endanl", "pendant"),
+        ("clean.elision", " ", "'"),
+        ("clean.spacing", " ", ""),
+        ("clean.spacing", " ", ""),
+        ("clean.real_word", "carie", "carte"),
+    ]
+    raw, start = db.execute("SELECT c.raw_text, p.raw_start FROM passages p JOIN chapters c ON c.id = p.chapter_id "
+                            "WHERE p.citation = 'aduj:whist.13'").fetchone()
+    for r in rows:  # each row places its edit exactly, in the raw and in the clean text
+        assert raw[r["start"]:r["end"]] == r["before"] and WHIST_13[r["clean_start"]:r["clean_end"]] == r["after"]
+    assert rows[0]["start"] == start
+
+
 # -- safety ------------------------------------------------------------------------------------
 
-def test_planted_markup_renders_as_text_on_every_page(planted_server):
-    base = planted_server
-    cite = data(base, "/search.json?q=planted")["results"][0]["citation"]
+def test_planted_markup_renders_as_text_on_every_page(planted_room):
+    room = planted_room
+    cite = data(room, "/search.json?q=planted")["results"][0]["citation"]
     pages = {
-        "chapter": html(base, "/chapter/1"),
-        "raw chapter": html(base, "/chapter/1?raw=1"),
-        "citation": html(base, "/cite/" + cite),
-        "game": html(base, "/game/" + cite.split(":")[1].split(".")[0]),
-        "search": html(base, "/search?q=planted"),
-        "home": html(base, "/"),
+        "chapter": html(room, "/chapter/1"),
+        "raw chapter": html(room, "/chapter/1?raw=1"),
+        "citation": html(room, "/cite/" + cite),
+        "game": html(room, "/game/" + cite.split(":")[1].split(".")[0]),
+        "search": html(room, "/search?q=planted"),
+        "home": html(room, "/"),
     }
     for name, page in pages.items():
         assert "<script>alert" not in page, name
@@ -273,5 +386,5 @@ def test_planted_markup_renders_as_text_on_every_page(planted_server):
     assert "&lt;script&gt;alert(&#34;planted&#34;)&lt;/script&gt;" in pages["citation"]
     assert "&lt;|ue &gt;^ «[" in pages["raw chapter"]
     # and a program reading the JSON gets the text exactly as the book has it
-    found = data(base, "/cite/" + cite + ".json")
+    found = data(room, "/cite/" + cite + ".json")
     assert '<script>alert("planted")</script>' in found["p"]["text_raw"]

@@ -191,21 +191,46 @@ class CandidateIndex:
 
     def __init__(self, words: Iterable[tuple[str, float]], model: ChannelModel, delete_min_zipf: float = 3.0):
         self.model = model
+        self.delete_min_zipf = delete_min_zipf
         self.exact: dict[str, list[str]] = {}
         self.deletes: dict[str, list[str]] = {}
         self.zipf: dict[str, float] = {}
         self.folded: dict[str, str] = {}
         self.bucket_max: dict[str, float] = {}
+        self._shared: set[int] = set()  # ids of lists shared with the index this one extends
+        self._add(words)
+
+    def _bucket(self, table: dict[str, list[str]], key: str) -> list[str]:
+        # an index made by ``with_words`` shares its lists with the one it extends:
+        # a shared list is copied before it is added to
+        bucket = table.get(key)
+        if bucket is None:
+            bucket = table[key] = []
+        elif id(bucket) in self._shared:
+            bucket = table[key] = list(bucket)
+        return bucket
+
+    def _add(self, words: Iterable[tuple[str, float]]) -> None:
         for word, z in words:
             self.zipf[word] = z
             self.folded[word] = fold_letters(word)
-            sk = model.skeleton(word)
-            self.exact.setdefault(sk, []).append(word)
+            sk = self.model.skeleton(word)
+            self._bucket(self.exact, sk).append(word)
             if z > self.bucket_max.get(sk, 0.0):
                 self.bucket_max[sk] = z
-            if z >= delete_min_zipf and len(sk) >= 3:
+            if z >= self.delete_min_zipf and len(sk) >= 3:
                 for k in range(len(sk)):
-                    self.deletes.setdefault(sk[:k] + sk[k + 1 :], []).append(word)
+                    self._bucket(self.deletes, sk[:k] + sk[k + 1 :]).append(word)
+
+    def with_words(self, words: Iterable[tuple[str, float]]) -> "CandidateIndex":
+        """This index and more words, in a new index; this one is left as it is (the
+        lexicon's index is made once per process, each book adds its own words)."""
+        new = CandidateIndex((), self.model, self.delete_min_zipf)
+        new.exact, new.deletes = dict(self.exact), dict(self.deletes)
+        new.zipf, new.folded, new.bucket_max = dict(self.zipf), dict(self.folded), dict(self.bucket_max)
+        new._shared = {id(b) for table in (new.exact, new.deletes) for b in table.values()}
+        new._add(words)
+        return new
 
     def same_skeleton(self, printed: str, floor: float = 0.0) -> set[str]:
         """The words that look like the printed one to the OCR, as frequent as ``floor``."""
@@ -269,6 +294,12 @@ class Domain:
         return frozenset(out)
 
 
+@lru_cache(maxsize=4)
+def _lexicon_index(lexicon: Lexicon, model: ChannelModel) -> CandidateIndex:
+    """The lexicon's words by skeleton: the dear part of the index, made once per process."""
+    return CandidateIndex(dict(lexicon.candidate_words()).items(), model)
+
+
 class Corrector:
     def __init__(
         self,
@@ -288,12 +319,11 @@ class Corrector:
     @property
     def index(self) -> CandidateIndex:
         if self._index is None:
-            words = dict(self.lexicon.candidate_words())
+            base = _lexicon_index(self.lexicon, self.model)
             # rarer words the book itself uses ('doublet', 'fichets') are candidates too
-            for w in self.book_words:
-                if w not in words and self.lexicon.zipf(w) >= 1.0:
-                    words[w] = self.lexicon.zipf(w)
-            self._index = CandidateIndex(words.items(), self.model)
+            extra = {w: self.lexicon.zipf(w) for w in self.book_words
+                     if w not in base.zipf and self.lexicon.zipf(w) >= 1.0}
+            self._index = base.with_words(extra.items())
         return self._index
 
     def _max_bonus(self, ctx: BookContext) -> float:

