@@ -104,7 +104,10 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 @click.option("--port", default=8001, show_default=True)
 @click.option("--metadata", default=None, type=click.Path(path_type=Path), help="Datasette metadata (default: schema/metadata.yml)")
-def serve(db: Path, port: int, metadata: Path | None):
+@click.option("--base-url", default=None,
+              help="The address the reading room's own links give out (default: http://127.0.0.1:PORT); "
+                   "set it when a proxy serves it elsewhere. Never taken from a request.")
+def serve(db: Path, port: int, metadata: Path | None, base_url: str | None):
     """Serve the database with Datasette, read-only, on 127.0.0.1."""
     from .publish.write import SCHEMA_DIR
 
@@ -112,6 +115,8 @@ def serve(db: Path, port: int, metadata: Path | None):
         click.echo(f"error: {db}: no database; run 'academie build' first", err=True)
         sys.exit(2)
     args = [sys.executable, "-m", "datasette", *datasette_serve_args(db, port, metadata or SCHEMA_DIR / "metadata.yml")]
+    # the plugin reads it through the metadata's {"$env": "ACADEMIE_BASE_URL"}
+    os.environ["ACADEMIE_BASE_URL"] = (base_url or f"http://127.0.0.1:{port}").rstrip("/")
     click.echo(f"The reading room: http://127.0.0.1:{port}/  (the tables: http://127.0.0.1:{port}/{db.stem})", err=True)
     os.execv(sys.executable, args)
 
@@ -136,7 +141,8 @@ def datasette_serve_args(db: Path, port: int, metadata: Path) -> list[str]:
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the passage as JSON")
 @click.option("--url", "as_url", is_flag=True, help="Print the passage's URL in the reading room")
-@click.option("--base", default="http://127.0.0.1:8001", show_default=True, help="Where the reading room is served")
+@click.option("--base-url", "base", default="http://127.0.0.1:8001", show_default=True,
+              help="Where the reading room is served")
 def cite(reference: str, db: Path, as_json: bool, as_url: bool, base: str):
     """Print the passage a REFERENCE names: 'Whist, art. 13', 'whist 13', 'aduj:whist.13'."""
     from .segment.citations import citation_path

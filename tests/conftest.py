@@ -2,7 +2,8 @@
 and the reading room on it, in-process and as a real `academie serve`.
 
 Tests that start a process (the command line, `academie serve`, Chromium) or a server
-carry the ``slow`` marker; `make test-fast` (``pytest -m "not slow"``) runs the others.
+carry the ``slow`` marker, and so do the long explorations (Hypothesis's properties,
+the HTTP fuzzer); `make test-fast` (``pytest -m "not slow"``) runs the others.
 The marker is enforced: a test without it that starts a process or binds a socket
 fails, naming itself (``_guard`` below)."""
 

@@ -51,6 +51,10 @@ class ReadingRoom:
         """The httpx response to GET ``path``."""
         return self.loop.run_until_complete(self.ds.client.get(path))
 
+    def request(self, method: str, path: str):
+        """The httpx response to ``method`` on ``path``."""
+        return self.loop.run_until_complete(self.ds.client.request(method, path))
+
     def close(self) -> None:
         self.ds.executor.shutdown(wait=True)
         self.loop.close()
@@ -68,13 +72,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(db_path: Path, log: Path):
-    """`academie serve` on DB_PATH, a real Datasette process on a free port, stopped on
-    exit; yields its base URL once it answers."""
+def serving(db_path: Path, log: Path, *options: str):
+    """`academie serve` on DB_PATH (with ``options``), a real Datasette process on a free
+    port, stopped on exit; yields its base URL once it answers."""
     port = free_port()
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pipeline.cli", "serve", "--db", str(db_path), "--port", str(port)],
+            [sys.executable, "-m", "pipeline.cli", "serve", "--db", str(db_path), "--port", str(port), *options],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env={**os.environ, "PYTHONUTF8": "1"},
         )

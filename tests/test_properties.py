@@ -18,7 +18,10 @@ from pipeline.ingest import ingest_bytes
 from pipeline.records import InputError
 from pipeline.resources import Resources
 from pipeline.text import restore_raw
-from tests.conftest import CORPUS
+from tests.helpers import CORPUS
+
+# explorations of many inputs: in `make test`, not in the fast tier
+pytestmark = pytest.mark.slow
 
 # What an OCR export of these books is made of: French letters, digits, the
 # punctuation and debris of old type, the marks of running heads and notes, line

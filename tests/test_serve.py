@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from pipeline.cli import SERVE_SETTINGS
-from tests.helpers import METADATA, ROOT
+from tests.helpers import METADATA, ROOT, serving
 
 # `academie serve` is a process of its own
 pytestmark = pytest.mark.slow
@@ -73,7 +73,8 @@ def test_the_in_process_reading_room_is_the_served_one(server, room):
     assert (served["p"]["citation"], served["p"]["page"], served["citation_text"]) == (
         "aduj:whist.13", 407, "Académie universelle des jeux, Whist, art. 13, p. 407")
     assert served["url"] == base + "/cite/aduj:whist.13"
-    assert json.loads(room.get("/cite/aduj:whist.13.json").text.replace("http://localhost", base)) == served
+    # the in-process room gives out the default address, the served one its own (--base-url's default)
+    assert json.loads(room.get("/cite/aduj:whist.13.json").text.replace("http://127.0.0.1:8001", base)) == served
 
 
 def test_serve_without_a_database_says_so(tmp_path):
@@ -123,3 +124,12 @@ def test_listens_on_loopback_only(server):
     with pytest.raises(OSError):
         with socket.create_connection((addr, port), timeout=2):
             pass
+
+
+def test_base_url_names_the_links_given_out_whatever_the_host_header(built_db, tmp_path):
+    with serving(built_db, tmp_path / "serve.log", "--base-url", "https://jeux.example.org/salle/") as base:
+        request = urllib.request.Request(base + "/cite/aduj:whist.13.json", headers={"Host": "evil.example"})
+        with urllib.request.urlopen(request, timeout=10) as r:
+            cited = json.loads(r.read().decode("utf-8"))
+    assert cited["url"] == "https://jeux.example.org/salle/cite/aduj:whist.13"
+    assert "url = {https://jeux.example.org/salle/cite/aduj:whist.13}" in cited["bibtex"]

@@ -19,7 +19,9 @@ when the page marks it up; the OCR really contains '<|ue' and '>^'.
 from __future__ import annotations
 
 import json
+import sys
 import unicodedata
+from urllib.parse import unquote
 
 from datasette import Response, hookimpl
 from markupsafe import Markup, escape
@@ -34,11 +36,93 @@ from ..text import fold
 def register_routes():
     return [
         (r"^/(?P<json>index\.json)?$", home),
-        (r"^/chapter/(?P<id>\d+)(?P<json>\.json)?$", chapter),
+        # a chapter id fits SQLite's integers: longer digits are no chapter (a 404), not an overflow;
+        # methods other than GET and HEAD never reach a page (asgi_wrapper below)
+        (r"^/chapter/(?P<id>\d{1,18})(?P<json>\.json)?$", chapter),
         (r"^/cite/(?P<citation>[^/]+)$", cite),
         (r"^/game/(?P<slug>[a-z0-9-]+?)(?P<json>\.json)?$", game),
         (r"^/search(?P<json>\.json)?$", search),
     ]
+
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8001"
+
+
+def base_url(datasette) -> str:
+    """Where the reading room is served, for the URLs it gives out (a citation's,
+    BibTeX's): from configuration (`academie serve --base-url`, plugin setting
+    ``base_url``), never from the request's Host header, which any client may set."""
+    config = datasette.plugin_config("academie") or {}
+    return (config.get("base_url") or DEFAULT_BASE_URL).rstrip("/")
+
+
+# -- errors ----------------------------------------------------------------------------------
+# Datasette's own handler prints every exception with rich, which raises (and answers
+# 500) for the 404s Datasette builds itself outside an `except` block: unrouted paths,
+# a POST on a table. The reading room replaces it with one that answers the same pages
+# (JSON for a .json path, Datasette's error.html otherwise) and logs one line, never a
+# traceback.
+
+@hookimpl
+def asgi_wrapper(datasette):
+    """The reading room only reads: a request with another method than GET or HEAD is a
+    405 wherever it goes (Datasette's table pages would answer a POST with a 500)."""
+
+    def wrap(app):
+        async def read_only(scope, receive, send):
+            if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD"):
+                body = json.dumps({"ok": False, "error": f"{scope['method']} is not allowed: the reading room only "
+                                   "reads", "status": 405}).encode()
+                print(f"{scope['method']} {scope['path']}: 405 not allowed", file=sys.stderr, flush=True)
+                await send({"type": "http.response.start", "status": 405,
+                            "headers": [(b"content-type", b"application/json; charset=utf-8"), (b"allow", b"GET, HEAD")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+            await app(scope, receive, send)
+
+        return read_only
+
+    return wrap
+
+
+@hookimpl
+def startup(datasette):
+    from datasette.plugins import pm
+
+    default = pm.get_plugin("datasette.handle_exception")
+    if default is not None:
+        pm.unregister(default)
+
+
+@hookimpl(trylast=True)
+def handle_exception(datasette, request, exception):
+    from datasette.utils.asgi import Base400
+    from datasette.views.base import DatasetteError
+
+    async def answer():
+        title = None
+        if isinstance(exception, Base400):
+            status, message = exception.status, str(exception.args[0]) if exception.args else "bad request"
+            if status == 404 and message in ("404", "Database not found"):
+                message = f"no page at {request.path}"  # Datasette's words for a path it does not route
+        elif isinstance(exception, DatasetteError):
+            # Datasette raises these for what a request asks that it cannot do ('Cannot sort
+            # table by (select 1)'), with 500 unless told otherwise: the request's fault, a 400
+            status, message, title = exception.status, exception.message, exception.title
+            if status == 500:
+                status = 400
+        else:
+            status, message = 500, "internal error: the reading room could not answer (please report it)"
+        detail = "" if status < 500 else f" ({type(exception).__name__}: {exception})"
+        print(f"{request.method} {request.path}: {status} {message}{detail}", file=sys.stderr, flush=True)
+        if request.path.endswith(".json"):
+            return Response.json({"ok": False, "error": message, "status": status, "title": title}, status=status)
+        template = datasette.jinja_env.select_template([f"{status}.html", "error.html"])
+        return Response.html(await template.render_async({
+            "ok": False, "error": message, "status": status, "title": title, "urls": datasette.urls,
+            "app_css_hash": datasette.app_css_hash(), "menu_links": lambda: []}), status=status)
+
+    return answer
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -52,19 +136,25 @@ async def _rows(datasette, sql: str, params=()) -> list[dict]:
     return [dict(r) for r in result.rows]
 
 
-async def _page(datasette, request, template: str, context: dict, as_json: bool) -> Response:
+async def _page(datasette, request, template: str, context: dict, as_json: bool, status: int = 200) -> Response:
     if as_json:
-        return Response.json(_jsonable(context))
+        return Response.json(_jsonable({**context, **({"ok": False, "status": status} if status >= 400 else {})}),
+                             status=status)
     context["json_url"] = (request.path.rstrip("/") or "/index") + ".json" + (
         f"?{request.query_string}" if request.query_string else "")
-    return Response.html(await datasette.render_template(template, context, request=request))
+    return Response.html(await datasette.render_template(template, context, request=request), status=status)
 
 
 def _not_found(message: str, as_json: bool, **extra) -> Response:
     """A 404 saying what was not found: one line of text, or JSON for a program."""
+    return _error(message, 404, as_json, **extra)
+
+
+def _error(message: str, status: int, as_json: bool, headers: dict | None = None, **extra) -> Response:
     if as_json:
-        return Response.json({"ok": False, "error": message, "status": 404, **extra}, status=404)
-    return Response.html(escape(message), status=404)
+        return Response.json({"ok": False, "error": message, "status": status, **extra}, status=status,
+                             headers=headers)
+    return Response.html(escape(message), status=status, headers=headers)
 
 
 def _jsonable(value):
@@ -255,7 +345,8 @@ async def chapter(datasette, request):
 
 
 async def cite(datasette, request):
-    citation = request.url_vars["citation"]
+    # a client may percent-encode the colon ('aduj%3Awhist.13'): the same citation
+    citation = unquote(request.url_vars["citation"])
     as_json = citation.endswith(".json")
     if as_json:
         citation = citation[: -len(".json")]
@@ -282,7 +373,7 @@ async def cite(datasette, request):
             WHERE p.game = ? AND p.kind = 'article' AND c.edition_id = ? ORDER BY p.chapter_id, p.seq""",
                                [p["game"], p["edition_id"]])
     k = next((i for i, s in enumerate(siblings) if s["citation"] == citation), None)
-    base = f"http://{request.host}"
+    base = base_url(datasette)
     context = {
         "p": p,
         "text_html": marked_text(p["text_clean"], corrections, p["page"], explain),
@@ -361,6 +452,13 @@ async def search(datasette, request):
     distinct = distinct_words(q)
     words = distinct[:MAX_QUERY_WORDS]
     results = []
+    error = None
+    if len(distinct) > MAX_QUERY_WORDS:
+        # cut before it reaches the index: every word must be found, and a search of
+        # hundreds would hold a connection the other pages wait for
+        error = (f"the search has {len(distinct)} different words; at most {MAX_QUERY_WORDS} are looked for at once: "
+                 "keep the words that matter")
+        words = []
     if words:
         sql = f"""
             SELECT p.citation, p.game, g.name AS game_name, p.kind, p.number, p.page, c.edition_id,
@@ -386,7 +484,8 @@ async def search(datasette, request):
             r["snippet"] = snip.replace(START, "").replace(END, "")
     games = await _rows(datasette, "SELECT slug, name FROM games ORDER BY name")
     editions = await _rows(datasette, "SELECT id FROM editions ORDER BY id")
-    context = {"q": q, "words": words, "words_left_out": len(distinct) - len(words), "filters": filters,
+    context = {"q": q, "words": words, "error": error, "filters": filters,
                "results": results, "games": games, "editions": editions,
                "kinds": ["article", "paragraph", "section", "heading", "gloss", "footnote"]}
-    return await _page(datasette, request, "academie_search.html", context, bool(request.url_vars.get("json")))
+    return await _page(datasette, request, "academie_search.html", context, bool(request.url_vars.get("json")),
+                       status=400 if error else 200)
