@@ -52,6 +52,7 @@ $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
 bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/peers.py
+	$(BIN)/python bench/hostile.py
 
 clean:
 	rm -rf build $(VENV) .pytest_cache

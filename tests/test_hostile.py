@@ -137,3 +137,17 @@ def test_a_folder_named_like_a_chapter_is_reported_not_skipped_silently(tmp_path
     (corpus / "ch.txt").write_text("1. Il faut jouer à son tour.\n", encoding="utf-8")
     report = build(corpus, tmp_path / "a.db")
     assert "x.txt: warning: a folder, not a chapter file: skipped" in [str(d) for d in report.diagnostics]
+
+
+def test_the_next_build_clears_what_a_build_killed_while_writing_the_rules_left(tmp_path):
+    dead = 2**22 + 17  # above Linux's default pid_max: no such process
+    leftovers = [tmp_path / f".academie_rules.tmp-{dead}", tmp_path / f".academie_rules.old-{dead}"]
+    for folder in leftovers:
+        (folder / "aduj").mkdir(parents=True)
+        (folder / "aduj" / "whist.py").write_text("def art_1(): ...\n", encoding="utf-8")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "ch.txt").write_text("1. Celui qui donne mal paye un jeton à chaque joueur.\n", encoding="utf-8")
+    build(corpus, tmp_path / "academie.db")
+    assert not any(p.exists() for p in leftovers)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["academie.db", "academie_rules", "corpus"]

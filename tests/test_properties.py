@@ -124,3 +124,64 @@ def _chapter_bytes(data: bytes, res: Resources):
     for stage in CHAPTER_STAGES[1:]:
         record = stage.run(record, res)
     return raw, record
+
+
+@st.composite
+def chapter_files(draw):
+    """Bytes of a chapter file: a text in one of the encodings ingest reads, or bytes
+    that are no text at all."""
+    kind = draw(st.sampled_from(["text", "text", "text", "bytes", "empty"]))
+    if kind == "bytes":
+        return draw(st.binary(min_size=1, max_size=300))
+    if kind == "empty":
+        return draw(st.sampled_from([b"", b" \n\n ", codecs.BOM_UTF8]))
+    text = draw(texts)
+    encoding = draw(st.sampled_from(ENCODINGS))
+    try:
+        return _encode(text, encoding)
+    except UnicodeEncodeError:
+        return text.encode("utf-8")
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(files=st.lists(chapter_files(), min_size=1, max_size=3))
+def test_any_corpus_builds_or_says_why_in_one_line_per_file(tmp_path_factory, files):
+    from pipeline.build import build
+
+    folder = tmp_path_factory.mktemp("corpus")
+    corpus = folder / "corpus"
+    corpus.mkdir()
+    for i, data in enumerate(files):
+        (corpus / f"c{i}.txt").write_bytes(data)
+    report = build(corpus, folder / "a.db")
+    for d in report.diagnostics:
+        assert "\n" not in str(d) and "Traceback" not in str(d)
+        assert not d.message.startswith("internal error"), str(d)
+    readable = report.chapters
+    assert report.published == bool(readable) and (folder / "a.db").exists() == bool(readable)
+    if readable:
+        db = __import__("sqlite3").connect(folder / "a.db")
+        fixes = [r[0] for r in db.execute("SELECT DISTINCT fix FROM corrections")]
+        assert not unknown(fixes)
+        for raw, clean, start in db.execute("SELECT text_raw, text_clean, id FROM passages"):
+            rows = db.execute('SELECT start, "end", before, after, fix, confidence, clean_start, clean_end '
+                              "FROM corrections WHERE passage_id = ?", (start,)).fetchall()
+            from pipeline.text import Correction
+            assert restore_raw(clean, [Correction(*r) for r in rows], 0) == raw
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=chapter_files())
+def test_academie_clean_on_any_file_prints_text_or_one_error_line(tmp_path_factory, data):
+    from click.testing import CliRunner
+
+    from pipeline.cli import cli
+
+    path = tmp_path_factory.mktemp("clean") / "page.txt"
+    path.write_bytes(data)
+    result = CliRunner().invoke(cli, ["clean", str(path), "--explain", "--corpus", str(CORPUS)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    if result.exit_code:
+        errors = [l for l in result.output.splitlines() if l.startswith("error: ")]
+        assert result.exit_code == 2 and len(errors) == 1 and errors[0].startswith(f"error: {path}: ")
