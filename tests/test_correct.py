@@ -49,6 +49,50 @@ def test_correct_words_left_alone(res, sentence):
     assert fix_and_explain(sentence, res) == (sentence, [])
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # the same printed word read both ways, as its sentence decides
+    ("Il doit jouer une petite carte de celle couleur.", "Il doit jouer une petite carte de cette couleur."),
+    ("Il prend sa carte, et celle qui reste au talon.", "Il prend sa carte, et celle qui reste au talon."),
+    ("Si vous avez deux rois dans voire main, jouez-les.", "Si vous avez deux rois dans votre main, jouez-les."),
+    ("Il peut jouer, voire même couper.", "Il peut jouer, voire même couper."),
+    ("Il marque eu bredouille tous les points.", "Il marque en bredouille tous les points."),
+    ("Elle a eu la main deux fois.", "Elle a eu la main deux fois."),
+    ("On compte les points, mais ou ne marque pas la partie.", "On compte les points, mais on ne marque pas la partie."),
+    ("Il joue trèfle ou pique, à son choix.", "Il joue trèfle ou pique, à son choix."),
+    ("Quand ce n'est pas son lour, il ne peut pas jouer.", "Quand ce n'est pas son tour, il ne peut pas jouer."),
+    ("Nous devons dire un mol sur son origine.", "Nous devons dire un mot sur son origine."),
+    ("Il joue fout ce qu'il a perdu.", "Il joue tout ce qu'il a perdu."),
+    ("Les jetons qui oui une valeur convenue.", "Les jetons qui ont une valeur convenue."),
+    ("On doit paver trois fiches pour ce coup.", "On doit payer trois fiches pour ce coup."),
+])
+def test_real_words_read_in_context(res, printed, expected):
+    text, edits = fix_and_explain(printed, res)
+    assert text == expected
+    assert {e.fix for e in edits} <= {"clean.context_word"}
+
+
+@pytest.mark.parametrize("printed,expected", [
+    # several confusions in one word: too dear alone, called for by the sentence
+    ("Il faut se rappeler loules les cartes jouées.", "Il faut se rappeler toutes les cartes jouées."),
+    ("Le joueur doit èlre placé vis-à-vis de son associé.", "Le joueur doit être placé vis-à-vis de son associé."),
+    ("Il doit jouer une pelile carte de la couleur.", "Il doit jouer une petite carte de la couleur."),
+])
+def test_words_misread_in_several_letters_read_in_context(res, printed, expected):
+    text, edits = fix_and_explain(printed, res)
+    assert (text, [e.fix for e in edits]) == (expected, ["clean.context_nonword"])
+
+
+@pytest.mark.parametrize("sentence", [
+    "Ils ont tendu des pièges aux joueurs.",  # the Littré prints 'piéges': the same word to the model
+    "Il ne fera pas la vole sans la faire.",  # the game's word: 'voie' fits as well, the book says 'vole'
+    "Le joueur qui a la main, dit-on, fe trompe.",  # 'te' is cheap, 'se' as likely: no reading stands out
+    "Les dés sont jetés; dés que la main est faite, il joue.",  # a change of accents: period spelling
+    "Ce n'est pas à Lour de jouer, mais à Pierre.",  # a capital inside a sentence: a name ('lour' would be read)
+])
+def test_words_the_sentence_leaves_alone(res, sentence):
+    assert fixed(res, sentence) == sentence
+
+
 def test_long_s_read_by_lexicon_and_context(res):
     seg = process_chapter(MADE_UP / "long_s_tables.txt", res)
     text = " ".join(p.text.text for p in seg.passages)
@@ -208,14 +252,17 @@ def test_the_game_a_chapter_is_about_makes_its_name_likelier(res):
     from pipeline.clean import chapter_context, clean_text
     from pipeline.text import MappedText
 
-    text = "Au piqnet, celui qui a la main joue le premier."
-
-    def cleaned(games):
+    def cleaned(text, games):
         ctx = chapter_context(text, res, None, games)
-        return clean_text(MappedText.from_raw(text, 0, len(text)), ctx).text, [
+        mt = clean_text(MappedText.from_raw(text, 0, len(text)), ctx)
+        return mt.text, [(c.before, c.after, c.fix) for c in mt.corrections()], [
             (s.before, s.suggestion) for s in ctx.suggestions]
 
-    # running heads naming piquet: the game's name is read
-    assert cleaned(("piquet",)) == ("Au piquet, celui qui a la main joue le premier.", [])
-    # elsewhere the same reading is only suggested
-    assert cleaned(()) == (text, [("piqnet", "piquet")])
+    # running heads naming piquet: the game's name is read, alone
+    text = "Il aime le piqnet plus que tout."
+    assert cleaned(text, ("piquet",)) == ("Il aime le piquet plus que tout.", [("piqnet", "piquet", "clean.non_word")], [])
+    # elsewhere the same reading is only suggested …
+    assert cleaned(text, ()) == (text, [], [("piqnet", "piquet")])
+    # … unless the sentence calls for it: 'au piquet' is the French of the games
+    assert cleaned("Au piqnet, celui qui a la main joue le premier.", ()) == (
+        "Au piquet, celui qui a la main joue le premier.", [("piqnet", "piquet", "clean.context_nonword")], [])

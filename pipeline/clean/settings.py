@@ -75,12 +75,45 @@ class CorrectorSettings:
 
 
 @dataclass(frozen=True)
+class SequenceSettings:
+    """The sequence model (clean/sequence.py): where its counts come from, how they are smoothed."""
+
+    littre: str
+    discount: float
+    book_weight: float
+    book_min_count: int
+    wordfreq_share: float
+    floor: float
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """Decisions in context (clean/context.py): a word against the words that look like it,
+    scored by the sequence model."""
+
+    weight: float
+    min_zipf: float
+    reach: float
+    realword_max_cost: float
+    realword_margin: float
+    realword_lead: float
+    rival_max_cost: float
+    nonword_max_cost: float
+    nonword_margin: float
+    nonword_lead: float
+    unknown_logp: float
+    suggestion_margin: float
+
+
+@dataclass(frozen=True)
 class CleanSettings:
     confidence: Confidence
     number_in_list: NumberInList
     split_word: SplitWord
     joined_words: JoinedWords
     corrector: CorrectorSettings
+    sequence: SequenceSettings
+    context: ContextSettings
 
     @classmethod
     @lru_cache(maxsize=1)

@@ -1,0 +1,172 @@
+"""Decisions in context: which of the words that look alike to the OCR the sentence
+calls for.
+
+The correction engine (correct.py) judges a word alone: a known word is changed only
+for a far likelier one. But 'celle' and 'cette', 'lour' and 'tour', 'on' and 'ou'
+are all words; only the sentence tells which was printed. Here each word is weighed
+against the words it could be misread from (the same glyph skeleton, one edit away,
+or a word the previous one is often followed by and that looks like it), each
+scored as
+
+    log10 P(word | previous) + log10 P(next | word) − weight × cost(printed → word)
+
+with the sequence model (sequence.py) and the channel's costs (confusions.toml). A
+known word is replaced when a candidate fits its neighbours ``realword_margin``
+better, its channel cost paid; a word no lexicon knows, which the engine left
+because no single cheap confusion explained it ('pelile', 'loules'), when a candidate
+explained by several confusions fits ``nonword_margin`` better than an unknown word
+would (``unknown_logp``). A change of accents only is never made (period spelling:
+'dés que'), nor is a capitalised word inside a sentence (a name, a player) touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from ..lexicon import Lexicon
+from ..text import fold_letters
+from .correct import Corrector, _cased
+from .sequence import BookSequence, normal
+from .settings import ContextSettings
+
+
+@dataclass(frozen=True)
+class ContextDecision:
+    word: str  # cased like the printed word
+    cost: float
+    confidence: float
+    applied: bool  # at or above the margin: an edit; below it: a suggestion
+    fix: str
+
+
+class ContextReader:
+    """Reads each word of a chapter between its neighbours (one per chapter: its
+    sequence model carries the book's counts)."""
+
+    def __init__(self, corrector: Corrector, sequence: BookSequence, settings: ContextSettings, long_s: bool = False):
+        self.corrector = corrector
+        self.lexicon: Lexicon = corrector.lexicon
+        self.sequence = sequence
+        self.settings = settings
+        self.long_s = long_s
+        self._candidates: dict[str, list[tuple[str, float]]] = {}
+
+    def _cost(self, printed: str, c: str) -> float:
+        cost = self.corrector.model.cost(printed, c, self.long_s)
+        if min(len(c), len(printed)) <= 3:
+            cost += self.corrector.settings.short_length_change * abs(len(c) - len(printed))
+        return cost
+
+    def known_candidates(self, printed: str) -> list[tuple[str, float]]:
+        """The words a known word may have been misread from, (word, cost): the common
+        words of its glyph skeleton and those one letter away, which the sentence could
+        make likelier than the printed one (their frequency less the channel's cost no
+        more than ``reach`` below its own). Up to ``rival_max_cost``: a dearer reading
+        is never made, but it can stand in the way of a cheaper one ('fe trompe': 'te'
+        is cheap, 'se' as likely)."""
+        hit = self._candidates.get(printed)
+        if hit is None:
+            st = self.settings
+            index = self.corrector.index
+            lower = printed.lower()
+            z = self.lexicon.zipf(printed)
+            floor = max(st.min_zipf, z - st.reach)
+            cands = index.same_skeleton(printed, floor)
+            one_edit = {c: index.folded[c] for c in index.candidates(printed) if index.zipf[c] >= floor}
+            folded = fold_letters(lower)
+            cands.update(c for _, _, c in process.extract(folded, one_edit, scorer=Levenshtein.distance,
+                                                          score_cutoff=1, limit=None))
+            hit = []
+            for c in _commonest_spellings(cands, index, self.sequence.model.alias):
+                if c == lower or index.folded[c] == folded:
+                    continue  # the word itself, or its letters with other accents: period spelling
+                cost = self._cost(printed, c)
+                if cost <= st.rival_max_cost and index.zipf[c] - st.weight * cost >= z - st.reach:
+                    hit.append((c, cost))
+            self._candidates[printed] = hit
+        return hit
+
+    def unknown_candidates(self, printed: str, prev: str) -> set[str]:
+        """The words an unknown word may have been misread from: those the index finds,
+        and the words that follow the previous one in the counts, near in spelling."""
+        index = self.corrector.index
+        st = self.settings
+        lower = printed.lower()
+        cands = {c for c in index.candidates(printed) if index.zipf[c] >= st.min_zipf}
+        followers = self.sequence.followers_of(prev)
+        folded = fold_letters(lower)
+        if followers:
+            limit = max(2, len(folded) // 3)
+            near = process.extract(folded, followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
+            cands |= {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
+        cands.discard(lower)
+        return {c for c in _commonest_spellings(cands, index, self.sequence.model.alias) if index.folded[c] != folded}
+
+    def decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        """What the printed word should be between ``prev`` and ``nxt`` (tokens as the
+        sequence model counts them), if something else."""
+        if len(printed) < 2 or not printed.isalpha() or printed.isupper():
+            return None
+        if printed[0].isupper() and not sentence_start:
+            return None  # a name, a player ('C', 'Pierre'): not the sentence's to decide
+        lower = printed.lower()
+        if self.lexicon.is_period_form(lower):
+            return None
+        known = self.lexicon.zipf(printed) >= 1.0
+        st = self.settings
+        seq = self.sequence
+        if known:
+            costs = dict(self.known_candidates(printed))
+            if not costs:
+                return None
+            base = seq.around(prev, normal(lower), nxt, printed=True)
+            margin, lead, max_cost, rival_cost = st.realword_margin, st.realword_lead, st.realword_max_cost, st.rival_max_cost
+        else:
+            costs = {}
+            cands = self.unknown_candidates(printed, prev)
+            if not cands:
+                return None
+            base = seq.around_unknown(prev, nxt, st.unknown_logp)
+            margin, lead, max_cost = st.nonword_margin, st.nonword_lead, st.nonword_max_cost
+            rival_cost = max_cost
+        # branch and bound: a candidate scores at most how well it fits (its cost is
+        # not negative), so once the fits left are below the second best score, or
+        # below what could be suggested, no candidate left can matter
+        ranked = sorted(((seq.around(prev, normal(c), nxt), c) for c in (costs or cands)), reverse=True)
+        scored: list[tuple[float, str, float]] = []
+        for fit, c in ranked:
+            if len(scored) >= 2 and fit <= scored[1][0]:
+                break
+            if fit < base + st.suggestion_margin and (not scored or fit <= scored[0][0] - lead):
+                break
+            cost = costs[c] if c in costs else self._cost(printed, c)
+            if cost > rival_cost:
+                continue
+            scored.append((fit - st.weight * cost, c, cost))
+            scored.sort(reverse=True)
+        if not scored:
+            return None
+        score, best, cost = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else base
+        gain, ahead = score - base, score - max(runner_up, base)
+        applied = gain >= margin and score - runner_up >= lead and cost <= max_cost
+        if not applied and (gain < st.suggestion_margin or cost > max_cost):
+            return None
+        confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
+        fix = "clean.context_word" if known else "clean.context_nonword"
+        return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
+
+
+def _commonest_spellings(cands, index, alias) -> list[str]:
+    """Of candidates the sequence model counts as one word ('être', and 'etre', which
+    the Littré does not print), the commonest: a change of accents is not the
+    sentence's to decide."""
+    best: dict[str, str] = {}
+    for c in cands:
+        f = alias(normal(c))
+        if f not in best or index.zipf[c] > index.zipf[best[f]]:
+            best[f] = c
+    return list(best.values())
