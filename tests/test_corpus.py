@@ -158,7 +158,7 @@ def test_a_paragraph_never_ends_on_de(db):
 
 
 @pytest.mark.parametrize("fragment", [
-    "ni callade, etc, et que",  # 'elc', 'ci': real words, which the sentence reads as 'etc' and 'et'
+    "ni callade, etc, ",  # 'elc', a real word, which the sentence reads as 'etc'
     "il doit jouer une petite carte dans cette couleur",  # 'pelile' (two confusions), 'celle'
     "Celui qui fait toutes les levées",  # 'loules'
     "quand ce n'est pas son tour, il ne pourrait ni couper",  # 'lour'

@@ -22,13 +22,15 @@ would (``unknown_logp``). A change of accents only is never made (period spellin
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from weakref import WeakKeyDictionary
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from ..lexicon import Lexicon
 from ..text import fold_letters
-from .correct import Corrector, _cased
+from .correct import Corrector, _cased, _lexicon_index
 from .sequence import BookSequence, normal
 from .settings import ContextSettings
 
@@ -52,7 +54,16 @@ class ContextReader:
         self.sequence = sequence
         self.settings = settings
         self.long_s = long_s
-        self._candidates: dict[str, list[tuple[str, float]]] = {}
+        # a word's candidates do not depend on the chapter: shared by the chapters of a
+        # process that share the index and the way they were printed
+        # (the lexicon's own index: candidates are at least min_zipf common, and the
+        # words a book adds to its index are rarer)
+        self.index = _lexicon_index(corrector.lexicon, corrector.model)
+        shared = self._shared = _SHARED.setdefault(self.index, {})
+        self._candidates: dict[str, list[tuple[str, float]]] = shared.setdefault(("known", long_s), {})
+        self._index_candidates: dict[str, list[str]] = shared.setdefault("unknown", {})
+        self._unknown: dict = {}
+        self._decided: dict = {}
 
     def _cost(self, printed: str, c: str) -> float:
         cost = self.corrector.model.cost(printed, c, self.long_s)
@@ -62,52 +73,78 @@ class ContextReader:
 
     def known_candidates(self, printed: str) -> list[tuple[str, float]]:
         """The words a known word may have been misread from, (word, cost): the common
-        words of its glyph skeleton and those one letter away, which the sentence could
-        make likelier than the printed one (their frequency less the channel's cost no
-        more than ``reach`` below its own). Up to ``rival_max_cost``: a dearer reading
-        is never made, but it can stand in the way of a cheaper one ('fe trompe': 'te'
-        is cheap, 'se' as likely)."""
+        words of its glyph skeleton (two letters apart at most) and those one letter
+        away, which a sentence could make likelier than the printed one (their
+        frequency less the channel's cost no more than ``reach`` below its own). Up to
+        ``rival_max_cost``: a dearer reading is never made, but it can stand in the way
+        of a cheaper one ('fe trompe': 'te' is cheap, 'se' as likely). Memoised."""
         hit = self._candidates.get(printed)
         if hit is None:
             st = self.settings
-            index = self.corrector.index
+            index = self.index
             lower = printed.lower()
+            folded = fold_letters(lower)
             z = self.lexicon.zipf(printed)
             floor = max(st.min_zipf, z - st.reach)
-            cands = index.same_skeleton(printed, floor)
-            one_edit = {c: index.folded[c] for c in index.candidates(printed) if index.zipf[c] >= floor}
-            folded = fold_letters(lower)
-            cands.update(c for _, _, c in process.extract(folded, one_edit, scorer=Levenshtein.distance,
-                                                          score_cutoff=1, limit=None))
+            cands = {c for c in index.same_skeleton(printed, floor)
+                     if Levenshtein.distance(index.folded[c], folded, score_cutoff=2) <= 2}
+            by_fold = self._shared.get("by_fold")
+            if by_fold is None:
+                by_fold = self._shared["by_fold"] = _by_fold(index, st.min_zipf)
+            for e in _edits1(folded):
+                cands.update(c for c in by_fold.get(e, ()) if index.zipf[c] >= floor)
+            cands = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
+                     if c != lower and index.folded[c] != folded]  # accents alone: period spelling
+            # the channel's cost is dear to compute: only for the likeliest few, ranked
+            # by frequency less a cost per letter changed
+            if len(cands) > st.max_candidates:
+                cands = sorted(cands, key=lambda c: index.zipf[c] - st.weight * st.letter_cost
+                               * Levenshtein.distance(index.folded[c], folded), reverse=True)[:st.max_candidates]
             hit = []
-            for c in _commonest_spellings(cands, index, self.sequence.model.alias):
-                if c == lower or index.folded[c] == folded:
-                    continue  # the word itself, or its letters with other accents: period spelling
+            for c in cands:
                 cost = self._cost(printed, c)
                 if cost <= st.rival_max_cost and index.zipf[c] - st.weight * cost >= z - st.reach:
                     hit.append((c, cost))
             self._candidates[printed] = hit
         return hit
 
-    def unknown_candidates(self, printed: str, prev: str) -> set[str]:
+    def unknown_candidates(self, printed: str, prev: str) -> list[str]:
         """The words an unknown word may have been misread from: those the index finds,
-        and the words that follow the previous one in the counts, near in spelling."""
-        index = self.corrector.index
+        and the words that follow the previous one in the counts, near in spelling
+        (memoised)."""
+        key = (printed, prev)
+        hit = self._unknown.get(key)
+        if hit is not None:
+            return hit
+        index = self.index
         st = self.settings
         lower = printed.lower()
-        cands = {c for c in index.candidates(printed) if index.zipf[c] >= st.min_zipf}
-        followers = self.sequence.followers_of(prev)
         folded = fold_letters(lower)
+        cands = self._index_candidates.get(printed)
+        if cands is None:
+            cands = self._index_candidates[printed] = [c for c in index.candidates(printed)
+                                                       if index.zipf[c] >= st.min_zipf]
+        cands = set(cands)
+        followers = self.sequence.followers_of(prev)
         if followers:
             limit = max(2, len(folded) // 3)
             near = process.extract(folded, followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
             cands |= {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
         cands.discard(lower)
-        return {c for c in _commonest_spellings(cands, index, self.sequence.model.alias) if index.folded[c] != folded}
+        hit = self._unknown[key] = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
+                                    if index.folded[c] != folded]
+        return hit
 
     def decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         """What the printed word should be between ``prev`` and ``nxt`` (tokens as the
-        sequence model counts them), if something else."""
+        sequence model counts them), if something else (memoised: a book repeats its
+        phrases)."""
+        key = (printed, prev, nxt, sentence_start)
+        if key not in self._decided:
+            self._decided[key] = self._decide(printed, prev, nxt, sentence_start)
+        return self._decided[key]
+
+    def _decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         if len(printed) < 2 or not printed.isalpha() or printed.isupper():
             return None
         if printed[0].isupper() and not sentence_start:
@@ -122,7 +159,7 @@ class ContextReader:
             costs = dict(self.known_candidates(printed))
             if not costs:
                 return None
-            base = seq.around(prev, normal(lower), nxt, printed=True)
+            base = seq.around(prev, _normal(lower), nxt, printed=True)
             margin, lead, max_cost, rival_cost = st.realword_margin, st.realword_lead, st.realword_max_cost, st.rival_max_cost
         else:
             costs = {}
@@ -135,13 +172,15 @@ class ContextReader:
         # branch and bound: a candidate scores at most how well it fits (its cost is
         # not negative), so once the fits left are below the second best score, or
         # below what could be suggested, no candidate left can matter
-        ranked = sorted(((seq.around(prev, normal(c), nxt), c) for c in (costs or cands)), reverse=True)
+        ranked = sorted(((seq.around(prev, _normal(c), nxt), c) for c in (costs or cands)), reverse=True)
         scored: list[tuple[float, str, float]] = []
-        for fit, c in ranked:
+        for k, (fit, c) in enumerate(ranked):
             if len(scored) >= 2 and fit <= scored[1][0]:
                 break
             if fit < base + st.suggestion_margin and (not scored or fit <= scored[0][0] - lead):
                 break
+            if k >= st.max_candidates:
+                break  # the channel's cost is dear: the best fitting few only
             cost = costs[c] if c in costs else self._cost(printed, c)
             if cost > rival_cost:
                 continue
@@ -160,13 +199,49 @@ class ContextReader:
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_SHARED: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _edits1(word: str) -> set[str]:
+    """The strings one letter away from a word folded to plain letters."""
+    splits = [(word[:k], word[k:]) for k in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]}
+    out |= {a + c + b for a, b in splits for c in _LETTERS}
+    return out
+
+
+def _by_fold(index, min_zipf: float) -> dict[str, list[str]]:
+    """The index's words at least ``min_zipf`` common, by their letters without accents."""
+    out: dict[str, list[str]] = {}
+    for w, f in index.folded.items():
+        if index.zipf[w] >= min_zipf:
+            out.setdefault(f, []).append(w)
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def _normal(word: str) -> str:
+    return normal(word)
+
+
 def _commonest_spellings(cands, index, alias) -> list[str]:
     """Of candidates the sequence model counts as one word ('être', and 'etre', which
     the Littré does not print), the commonest: a change of accents is not the
     sentence's to decide."""
-    best: dict[str, str] = {}
+    groups: dict[str, list[str]] = {}
     for c in cands:
-        f = alias(normal(c))
-        if f not in best or index.zipf[c] > index.zipf[best[f]]:
-            best[f] = c
-    return list(best.values())
+        groups.setdefault(index.folded[c], []).append(c)
+    out = []
+    for group in groups.values():
+        if len(group) == 1:
+            out.extend(group)
+            continue
+        best: dict[str, str] = {}
+        for c in group:
+            f = alias(_normal(c))
+            if f not in best or index.zipf[c] > index.zipf[best[f]]:
+                best[f] = c
+        out.extend(best.values())
+    return out

@@ -184,13 +184,15 @@ class SequenceModel:
         self.counts = counts
         self.ids = {w: i for i, w in enumerate(counts.words)}
         self._aliases: dict[str, str] = {}
+        self._pairs: dict[tuple[str, str], int] = {}
         self._by_fold: dict[str, str] | None = None
         self.total = int(counts.unigrams.sum())
         # c(v) and N(v •): the pairs and the different words that follow each word
         first = counts.pairs >> _SHIFT
         n = len(counts.words)
-        self.history = np.bincount(first, weights=counts.pair_counts, minlength=n) if n else np.zeros(0)
-        self.followers = np.bincount(first, minlength=n) if n else np.zeros(0)
+        # as lists: read one at a time, a list is faster than an array
+        self.history = (np.bincount(first, weights=counts.pair_counts, minlength=n) if n else np.zeros(0)).tolist()
+        self.followers = (np.bincount(first, minlength=n) if n else np.zeros(0, np.int64)).tolist()
         self._followers: dict[str, list[str]] = {}
 
     @classmethod
@@ -226,14 +228,18 @@ class SequenceModel:
         return hit
 
     def pair(self, v: str, w: str) -> int:
-        i, j = self.ids.get(v), self.ids.get(w)
-        if i is None or j is None:
-            return 0
-        key = i << _SHIFT | j
-        k = int(self.counts.pairs.searchsorted(key))
-        if k < len(self.counts.pairs) and self.counts.pairs[k] == key:
-            return int(self.counts.pair_counts[k])
-        return 0
+        """How often the Littré prints w after v (memoised for the process)."""
+        hit = self._pairs.get((v, w))
+        if hit is None:
+            hit = 0
+            i, j = self.ids.get(v), self.ids.get(w)
+            if i is not None and j is not None:
+                key = i << _SHIFT | j
+                k = int(self.counts.pairs.searchsorted(key))
+                if k < len(self.counts.pairs) and self.counts.pairs[k] == key:
+                    hit = int(self.counts.pair_counts[k])
+            self._pairs[(v, w)] = hit
+        return hit
 
     def followers_of(self, v: str, min_count: int = 2) -> list[str]:
         """The words seen after v at least ``min_count`` times (memoised)."""
@@ -323,13 +329,13 @@ class BookSequence:
         book, own = self.book, self.own
         b = book.pairs.get((v, w), 0) + own.get((v, w), 0) - less
         b = b if b >= book.min_count else 0
-        h = (float(m.history[i]) if i is not None else 0.0) \
+        h = (m.history[i] if i is not None else 0.0) \
             + self.beta * (book.history.get(v, 0) + self.own_history.get(v, 0) - less)
         p = self.unigram(w) if low is None else low
         if h > 0:
             c = m.pair(av, m.alias(w)) + self.beta * b
             # N(v •): the Littré's followers and the book's (an upper bound when pairs are shared)
-            n = (int(m.followers[i]) if i is not None else 0) + book.followers.get(v, 0)
+            n = (m.followers[i] if i is not None else 0) + book.followers.get(v, 0)
             p = max(c - d, 0.0) / h + d * max(n, 1) / h * p
         lp = math.log10(max(p, m.settings.floor))
         if low is None:

@@ -94,6 +94,8 @@ class ContextSettings:
     weight: float
     min_zipf: float
     reach: float
+    max_candidates: int
+    letter_cost: float
     realword_max_cost: float
     realword_margin: float
     realword_lead: float
