@@ -93,6 +93,43 @@ def test_words_the_sentence_leaves_alone(res, sentence):
     assert fixed(res, sentence) == sentence
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # a space the OCR added: joined when the sentence calls for the word they make
+    ("Il ne faut pas commencer, car la con solalion serait de deux fiches.",
+     "Il ne faut pas commencer, car la consolation serait de deux fiches."),
+    ("On fait ce qu'on ap pelle faire la vole.", "On fait ce qu'on appelle faire la vole."),
+    ("Il peut proposer de com position, mais l'autre refuse.", "Il peut proposer de composition, mais l'autre refuse."),
+    ("Il doit appeler toutes ses car les.", "Il doit appeler toutes ses cartes."),  # two real words, one misread
+    ("Il a pris la con.solalion du jeu.", "Il a pris la consolation du jeu."),  # a speck of debris for the space
+    # a space the OCR lost: parted when the sentence calls for two words
+    ("La partie est triple et dune partie double.", "La partie est triple et d'une partie double."),
+    ("Il le tient encore déplus loin.", "Il le tient encore de plus loin."),
+    ("On ne jouerait qu'avec trentesix cartes.", "On ne jouerait qu'avec trente-six cartes."),
+])
+def test_words_joined_and_parted_in_context(res, printed, expected):
+    text, edits = fix_and_explain(printed, res)
+    assert (text, [e.fix for e in edits]) == (expected, ["clean.segmentation"])
+
+
+@pytest.mark.parametrize("sentence", [
+    "Il joue carreau, car les autres couleurs manquent.",  # 'cartes' is near, the sentence wants 'car les'
+    "La dune est haute près de la mer.",  # a real dune
+    "Il aime déjouer les pièges de son adversaire.",  # a real verb
+    "Il ne faudroit pas le battre.",  # period spelling, whole
+])
+def test_spaces_the_sentence_leaves_alone(res, sentence):
+    assert fixed(res, sentence) == sentence
+
+
+def test_a_join_must_beat_the_print_read_with_a_letter_misread(res):
+    from pipeline.clean import chapter_context
+
+    reader = chapter_context("", res, "003_f61ce87bf6c7524e.txt").reader
+    # 'il v a plusieurs': 'va' fits better than the print, but 'y a', a letter misread, better still
+    assert reader.join("v", "a", "il", "plusieurs", False) is None
+    assert reader.join("ap", "pelle", "on", "faire", False).word == "appelle"
+
+
 def test_long_s_read_by_lexicon_and_context(res):
     seg = process_chapter(MADE_UP / "long_s_tables.txt", res)
     text = " ".join(p.text.text for p in seg.passages)

@@ -32,7 +32,7 @@ from ..lexicon import Lexicon
 from ..text import fold_letters
 from .correct import Corrector, _cased, _lexicon_index
 from .sequence import BookSequence, normal
-from .settings import ContextSettings
+from .settings import ContextSettings, SegmentationSettings
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,13 @@ class ContextReader:
     """Reads each word of a chapter between its neighbours (one per chapter: its
     sequence model carries the book's counts)."""
 
-    def __init__(self, corrector: Corrector, sequence: BookSequence, settings: ContextSettings, long_s: bool = False):
+    def __init__(self, corrector: Corrector, sequence: BookSequence, settings: ContextSettings,
+                 segmentation: SegmentationSettings, long_s: bool = False):
         self.corrector = corrector
         self.lexicon: Lexicon = corrector.lexicon
         self.sequence = sequence
         self.settings = settings
+        self.segmentation = segmentation
         self.long_s = long_s
         # a word's candidates do not depend on the chapter: shared by the chapters of a
         # process that share the index and the way they were printed
@@ -64,6 +66,7 @@ class ContextReader:
         self._index_candidates: dict[str, list[str]] = shared.setdefault("unknown", {})
         self._unknown: dict = {}
         self._decided: dict = {}
+        self._pieces: dict = shared.setdefault("pieces", {})
 
     def _cost(self, printed: str, c: str) -> float:
         cost = self.corrector.model.cost(printed, c, self.long_s)
@@ -88,9 +91,7 @@ class ContextReader:
             floor = max(st.min_zipf, z - st.reach)
             cands = {c for c in index.same_skeleton(printed, floor)
                      if Levenshtein.distance(index.folded[c], folded, score_cutoff=2) <= 2}
-            by_fold = self._shared.get("by_fold")
-            if by_fold is None:
-                by_fold = self._shared["by_fold"] = _by_fold(index, st.min_zipf)
+            by_fold = self._by_fold()
             for e in _edits1(folded):
                 cands.update(c for c in by_fold.get(e, ()) if index.zipf[c] >= floor)
             cands = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
@@ -198,6 +199,169 @@ class ContextReader:
         fix = "clean.context_word" if known else "clean.context_nonword"
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
 
+
+    # -- words joined and parted ------------------------------------------------------------
+
+    def _chain(self, words: list[str], prev: str, nxt: str, printed: bool) -> float:
+        """log10 P(words, nxt | prev): a word no count knows as likely as ``unknown_logp``;
+        ``printed``: the words as printed there, whose own pairs do not count."""
+        seq = self.sequence
+        unknown = 10 ** self.settings.unknown_logp
+        less = 1 if printed else 0
+        total, v = 0.0, prev
+        for w in words:
+            total += seq.logp(w, v, less, low=max(seq.unigram(w), unknown))
+            v = w
+        return total + seq.logp(nxt, v, less)
+
+    def _choose(self, options, keep: float, margin: float, fix: str, printed: str,
+                sentence_start: bool) -> ContextDecision | None:
+        """The best of ``options`` ((score, reading, cost)) against keeping the print."""
+        if not options:
+            return None
+        options.sort(reverse=True)
+        score, best, cost = options[0]
+        runner_up = options[1][0] if len(options) > 1 else keep
+        gain = score - keep
+        applied = gain >= margin and score - runner_up >= self.settings.realword_lead
+        if not applied and gain < self.settings.suggestion_margin:
+            return None
+        ahead = score - max(runner_up, keep)
+        confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
+        return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
+
+    def join(self, a: str, b: str, prev: str, nxt: str, sentence_start: bool,
+             between: str = " ") -> ContextDecision | None:
+        """Two printed words as one, when the sentence calls for the word they make
+        ('con solalion' → 'consolation', 'car les' → 'cartes'), at the cost of what
+        parts them (a space, a lost line end's hyphen; specks of debris at the channel's
+        price) and of the confusions that explain the print. Memoised."""
+        key = ("join", a, b, prev, nxt, sentence_start, between)
+        if key not in self._decided:
+            self._decided[key] = self._join(a, b, prev, nxt, sentence_start, between)
+        return self._decided[key]
+
+    def _join(self, a: str, b: str, prev: str, nxt: str, sentence_start: bool, between: str) -> ContextDecision | None:
+        if not (a.isalpha() and b.isalpha()) or a.isupper() or b.isupper() or b[0].isupper():
+            return None
+        if a[0].isupper() and not sentence_start:
+            return None
+        st, sg = self.settings, self.segmentation
+        index = self.index
+        joined = a + b
+        lower = joined.lower()
+        known_a, known_b = self.lexicon.known(a), self.lexicon.known(b)
+        cands: dict[str, float] = {}
+        if self.lexicon.is_period_form(lower):
+            cands[lower] = 0.0  # 'faudro.it': a word of the period, read as printed
+        elif self.lexicon.zipf(lower) >= st.min_zipf:
+            cands[lower] = 0.0
+        if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
+            for c in index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined):
+                if c not in cands:
+                    cost = self._cost(joined, c)
+                    if cost <= sg.max_cost:
+                        cands[c] = cost
+        if not cands:
+            return None
+        # the print kept, or read with one word misread: a join must beat them all
+        # ('il v a plusieurs' is 'il y a', not 'il va')
+        na, nb = _normal(a), _normal(b)
+        keep = self._chain([na, nb], prev, nxt, printed=True)
+        for x, cost in self._readings(a):
+            keep = max(keep, self._chain([_normal(x), nb], prev, nxt, False) - st.weight * cost)
+        for x, cost in self._readings(b):
+            keep = max(keep, self._chain([na, _normal(x)], prev, nxt, False) - st.weight * cost)
+        gap = sg.space if between.strip() in ("", "-") or between.endswith(" ") else \
+            self.corrector.model.debris_deletion * len(between)
+        options = [(self._chain([_normal(c)], prev, nxt, False) - st.weight * (cost + gap), c, cost)
+                   for c, cost in cands.items()]
+        return self._choose(options, keep, sg.margin, "clean.segmentation", a, sentence_start)
+
+    def _readings(self, printed: str) -> list[tuple[str, float]]:
+        """Other words a printed word may be read as, cheaply: a letter alone as one of
+        the words of one letter, a known word as its candidates a sentence may call for."""
+        st = self.settings
+        if len(printed) == 1:
+            low = printed.lower()
+            return [(c, cost) for c in _ONE_LETTER_WORDS if c != low
+                    for cost in [self._cost(printed, c)] if cost <= st.realword_max_cost]
+        if not printed.isalpha() or self.lexicon.zipf(printed) < 1.0:
+            return []
+        return [(c, cost) for c, cost in self.known_candidates(printed) if cost <= st.realword_max_cost]
+
+    def _index_words(self, printed: str) -> list[str]:
+        hit = self._index_candidates.get(printed)
+        if hit is None:
+            hit = self._index_candidates[printed] = [c for c in self.index.candidates(printed)
+                                                     if self.index.zipf[c] >= self.settings.min_zipf]
+        return hit
+
+    def split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        """A printed word as two, when the sentence calls for them ('déplus' → 'de plus',
+        'dune' → 'd'une'), at the cost of the space (or apostrophe) and of a change of
+        accents. Memoised."""
+        key = ("split", w, prev, nxt, sentence_start)
+        if key not in self._decided:
+            self._decided[key] = self._split(w, prev, nxt, sentence_start)
+        return self._decided[key]
+
+    def _split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        st, sg = self.settings, self.segmentation
+        if len(w) < 3 or not w.isalpha() or w.isupper() or (w[0].isupper() and not sentence_start):
+            return None
+        lower = w.lower()
+        if self.lexicon.is_period_form(lower) or self.lexicon.zipf(lower) >= sg.split_max_zipf:
+            return None
+        options = []
+        for k in range(1, len(lower)):
+            firsts = self._parts(lower[:k], lower[k])
+            if not firsts:
+                continue
+            for b, cb in self._parts(lower[k:], None):
+                for a, ca in firsts:
+                    cost = ca + cb + (sg.apostrophe if a.endswith("'") else sg.space)
+                    joiner = "" if a.endswith("'") else "-" if self.lexicon.hyphen_is_real(a, b) else " "
+                    reading = f"{a}{joiner}{b}"
+                    fit = self._chain([_normal(a), _normal(b)], prev, nxt, False)
+                    options.append((fit - st.weight * cost, reading, cost))
+        if not options:
+            return None
+        keep = self._chain([_normal(lower)], prev, nxt, printed=True)
+        return self._choose(options, keep, sg.margin, "clean.segmentation", w, sentence_start)
+
+    def _parts(self, x: str, following: str | None) -> list[tuple[str, float]]:
+        """What a piece of a printed word may be as a word of its own: itself if a common
+        word, a common word with other accents ('dé' → 'de'), and before a vowel an
+        elided word given its apostrophe back ('d' → "d'")."""
+        key = (x, following in _VOWELS if following else None, self.long_s)
+        hit = self._pieces.get(key)
+        if hit is None:
+            st = self.settings
+            hit = []
+            if len(x) == 1:
+                if x in _ONE_LETTER_WORDS:
+                    hit.append((x, 0.0))
+            else:
+                by_fold = self._by_fold()
+                for v in by_fold.get(fold_letters(x), ()):
+                    if self.index.zipf[v] >= st.min_zipf:
+                        hit.append((v, 0.0 if v == x else self._cost(x, v)))
+            if following is not None and following in _VOWELS and x in _ELIDED:
+                hit.append((x + "'", 0.0))
+            self._pieces[key] = hit
+        return hit
+
+    def _by_fold(self) -> dict[str, list[str]]:
+        by_fold = self._shared.get("by_fold")
+        if by_fold is None:
+            by_fold = self._shared["by_fold"] = _by_fold(self.index, self.settings.min_zipf)
+        return by_fold
+
+
+_VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")
+_ELIDED = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"])
+_ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare to part a word for
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _SHARED: WeakKeyDictionary = WeakKeyDictionary()

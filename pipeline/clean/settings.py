@@ -108,6 +108,17 @@ class ContextSettings:
 
 
 @dataclass(frozen=True)
+class SegmentationSettings:
+    """Words joined and parted as the sentence decides (clean/context.py)."""
+
+    space: float
+    apostrophe: float
+    max_cost: float
+    margin: float
+    split_max_zipf: float
+
+
+@dataclass(frozen=True)
 class CleanSettings:
     confidence: Confidence
     number_in_list: NumberInList
@@ -116,6 +127,7 @@ class CleanSettings:
     corrector: CorrectorSettings
     sequence: SequenceSettings
     context: ContextSettings
+    segmentation: SegmentationSettings
 
     @classmethod
     @lru_cache(maxsize=1)
