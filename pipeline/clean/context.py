@@ -64,9 +64,10 @@ class ContextReader:
         shared = self._shared = _SHARED.setdefault(self.index, {})
         self._candidates: dict[str, list[tuple[str, float]]] = shared.setdefault(("known", long_s), {})
         self._index_candidates: dict[str, list[str]] = shared.setdefault("unknown", {})
-        self._unknown: dict = {}
+        self._unknown: dict = shared.setdefault(("unknown", long_s), {})
         self._decided: dict = {}
         self._pieces: dict = shared.setdefault("pieces", {})
+        self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
 
     def _cost(self, printed: str, c: str) -> float:
         cost = self.corrector.model.cost(printed, c, self.long_s)
@@ -251,32 +252,55 @@ class ContextReader:
         joined = a + b
         lower = joined.lower()
         known_a, known_b = self.lexicon.known(a), self.lexicon.known(b)
-        cands: dict[str, float] = {}
+        if known_a and known_b and self.lexicon.zipf(lower) < st.min_zipf and not self._may_be_one(a, b):
+            return None  # two words, and nothing common looks like them run together
+        cands = {}
         if self.lexicon.is_period_form(lower):
             cands[lower] = 0.0  # 'faudro.it': a word of the period, read as printed
         elif self.lexicon.zipf(lower) >= st.min_zipf:
             cands[lower] = 0.0
         if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
-            for c in index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined):
-                if c not in cands:
-                    cost = self._cost(joined, c)
-                    if cost <= sg.max_cost:
-                        cands[c] = cost
+            near = index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined)
+            folded = fold_letters(lower)
+            for _, _, c in process.extract(folded, {c: index.folded[c] for c in near}, scorer=Levenshtein.distance,
+                                           score_cutoff=2, limit=None):
+                cands.setdefault(c, None)  # costed only if it fits
         if not cands:
             return None
-        # the print kept, or read with one word misread: a join must beat them all
-        # ('il v a plusieurs' is 'il y a', not 'il va')
+        gap = sg.space if between.strip() in ("", "-") or between.endswith(" ") else \
+            self.corrector.model.debris_deletion * len(between)
         na, nb = _normal(a), _normal(b)
         keep = self._chain([na, nb], prev, nxt, printed=True)
+        fits = {c: self._chain([_normal(c)], prev, nxt, False) - st.weight * gap for c in cands}
+        if max(fits.values()) < keep + st.suggestion_margin:
+            return None  # even at no cost, no joined word fits as well as the print
+        # the print kept, or read with one word misread: a join must beat them all
+        # ('il v a plusieurs' is 'il y a', not 'il va')
         for x, cost in self._readings(a):
             keep = max(keep, self._chain([_normal(x), nb], prev, nxt, False) - st.weight * cost)
         for x, cost in self._readings(b):
             keep = max(keep, self._chain([na, _normal(x)], prev, nxt, False) - st.weight * cost)
-        gap = sg.space if between.strip() in ("", "-") or between.endswith(" ") else \
-            self.corrector.model.debris_deletion * len(between)
-        options = [(self._chain([_normal(c)], prev, nxt, False) - st.weight * (cost + gap), c, cost)
-                   for c, cost in cands.items()]
+        options = []
+        for c, cost in cands.items():
+            if fits[c] < keep + st.suggestion_margin:
+                continue
+            cost = cost if cost is not None else self._cost(joined, c)
+            if cost <= sg.max_cost:
+                options.append((fits[c] - st.weight * cost, c, cost))
         return self._choose(options, keep, sg.margin, "clean.segmentation", a, sentence_start)
+
+    def _may_be_one(self, a: str, b: str) -> bool:
+        """Whether some common word has the skeleton of a and b run together (a quick
+        look, before the skeletons of the joined print are all computed)."""
+        sk = self._skeletons
+        ka = sk.get(a)
+        if ka is None:
+            ka = sk[a] = self.index.model.skeleton(a)
+        kb = sk.get(b)
+        if kb is None:
+            kb = sk[b] = self.index.model.skeleton(b)
+        return self.index.bucket_max.get(ka + kb, 0.0) >= self.settings.min_zipf \
+            or not self.index.model.skeleton(a[-1:] + b[:1]) == ka[-1:] + kb[:1]  # a glyph group across the gap
 
     def _readings(self, printed: str) -> list[tuple[str, float]]:
         """Other words a printed word may be read as, cheaply: a letter alone as one of
