@@ -60,7 +60,7 @@ def test_correct_words_left_alone(res, sentence):
     ("On compte les points, mais ou ne marque pas la partie.", "On compte les points, mais on ne marque pas la partie."),
     ("Il joue trèfle ou pique, à son choix.", "Il joue trèfle ou pique, à son choix."),
     ("Quand ce n'est pas son lour, il ne peut pas jouer.", "Quand ce n'est pas son tour, il ne peut pas jouer."),
-    ("Nous devons dire un mol sur son origine.", "Nous devons dire un mot sur son origine."),
+    ("Il ne dit pas un mol de toute la partie.", "Il ne dit pas un mot de toute la partie."),
     ("Il joue fout ce qu'il a perdu.", "Il joue tout ce qu'il a perdu."),
     ("Les jetons qui oui une valeur convenue.", "Les jetons qui ont une valeur convenue."),
     ("On doit paver trois fiches pour ce coup.", "On doit payer trois fiches pour ce coup."),
@@ -193,11 +193,12 @@ def test_eval_on_the_gold_chapters_meets_the_targets(built_db):
     scores = evaluate_db(sqlite3.connect(built_db), Path(__file__).parent / "fixtures" / "gold")
     assert [s.chapter for s in scores] == ["002_88808cca03487927.txt", "004_1b7568f237a1e7a3.txt"]
     total = scores[0] + scores[1]
-    # measured from the page text (the export's header line is not OCR): 54% in Nov. 2026
-    assert total.reduction >= 0.50
+    # measured from the page text (the export's header line is not OCR): 54% in Nov. 2026,
+    # 58.8% with the sequence model (83 of the 153 wrong words fixed, none broken)
+    assert total.reduction >= 0.58
     assert total.reduction_layout + total.reduction_words == pytest.approx(total.reduction)
     assert total.broken_rate <= 0.003  # at most 0.3% of the words right in raw broken
-    assert total.fixed_rate > 0.16  # more than the peers fix
+    assert total.fixed_rate >= 0.54  # the peers fix 22% at most
 
 
 def test_eval_measures_from_the_page_text_not_the_export_header(tmp_path):

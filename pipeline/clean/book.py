@@ -55,14 +55,14 @@ def corpus_counts(res: Resources) -> tuple[Counter, frozenset[str]]:
 
 def book_sequence(res: Resources, source_file: str | None, text: str) -> BookSequence:
     """The sequence model with the book's counts: the corpus's words and pairs, and
-    the chapter's own pairs when it is not one of the corpus's files."""
+    the chapter's own when it is not one of the corpus's files."""
 
     def count() -> tuple[BookCounts, frozenset[str]]:
         texts = corpus_texts(res)
         return BookCounts.of(texts.values(), CleanSettings.default().sequence.book_min_count), frozenset(texts)
 
     book, names = res.cached("clean.corpus_pairs", count)
-    own = None if source_file in names else book_pairs([text])[1]
+    own = None if source_file in names else book_pairs([text])
     return SequenceModel.default().with_book(book, own)
 
 

@@ -256,23 +256,27 @@ class SequenceModel:
             self._followers[v] = hit
         return hit
 
-    def with_book(self, book: "BookCounts", own: Counter | None = None) -> "BookSequence":
+    def with_book(self, book: "BookCounts", own: tuple[Counter, Counter] | None = None) -> "BookSequence":
         return BookSequence(self, book, own)
 
 
 class BookCounts:
-    """A book's word and pair counts, as the sequence model adds them (made once per corpus)."""
+    """A book's word and pair counts, as the sequence model adds them (made once per
+    corpus). A pair counts only when printed ``min_count`` times: the OCR repeats its
+    misreadings ('celle couleur' for 'cette couleur' in two chapters), a book's own
+    usage ('faire la vole') recurs more."""
 
     def __init__(self, unigrams: Counter, pairs: Counter, min_count: int = 1):
         self.unigrams = unigrams
         self.pairs = pairs
         self.min_count = min_count
         self.total = sum(unigrams.values())
-        self.history: Counter = Counter()
+        self.history: Counter = Counter()  # of the pairs that count
         self.followers: Counter = Counter()
         for (v, _), c in pairs.items():
-            self.history[v] += c
-            self.followers[v] += 1
+            if c >= min_count:
+                self.history[v] += c
+                self.followers[v] += 1
 
     @classmethod
     def of(cls, texts: Iterable[str], min_count: int = 1) -> "BookCounts":
@@ -281,23 +285,19 @@ class BookCounts:
 
 class BookSequence:
     """The sequence model with a book's counts added (each ``book_weight`` times): what a
-    chapter is cleaned with, memoised (one per chapter). ``own``: the chapter's pairs
-    when it is not one of the book's files, so that the book includes it.
+    chapter is cleaned with, memoised (one per chapter). ``own``: the chapter's words
+    and pairs when it is not one of the book's files, so that the book includes it.
 
     A word's own occurrence is no evidence for itself: when the printed word is
-    scored (``around(…, printed=True)``), its two pairs are counted once less; and a
-    pair of the book counts only when printed ``min_count`` times (the OCR repeats
-    its confusions: 'celle couleur' for 'cette couleur' in two chapters; a book's
-    own usage, 'faire la vole', recurs more)."""
+    scored (``around(…, printed=True)``), its two pairs are counted once less (and
+    then count only if printed ``min_count`` times besides)."""
 
-    def __init__(self, model: SequenceModel, book: BookCounts, own: Counter | None = None):
+    def __init__(self, model: SequenceModel, book: BookCounts, own: tuple[Counter, Counter] | None = None):
         self.model = model
+        if own:
+            book = BookCounts(book.unigrams + own[0], book.pairs + own[1], book.min_count)
         self.book = book
         self.beta = model.settings.book_weight
-        self.own = own or Counter()
-        self.own_history: Counter = Counter()
-        for (v, _), c in self.own.items():
-            self.own_history[v] += c
         self.total = model.total + self.beta * book.total
         self._memo: dict[tuple[str, str, int], float] = {}
         self._unigram: dict[str, float] = {}
@@ -326,11 +326,17 @@ class BookSequence:
         d = m.settings.discount
         av = m.alias(v)
         i = m.ids.get(av)
-        book, own = self.book, self.own
-        b = book.pairs.get((v, w), 0) + own.get((v, w), 0) - less
-        b = b if b >= book.min_count else 0
-        h = (m.history[i] if i is not None else 0.0) \
-            + self.beta * (book.history.get(v, 0) + self.own_history.get(v, 0) - less)
+        book = self.book
+        t = book.pairs.get((v, w), 0)
+        hb = book.history.get(v, 0)
+        b = t - less
+        if b < book.min_count:
+            b = 0
+            if t >= book.min_count:
+                hb -= t  # counted in the history, not once this occurrence is left out
+        else:
+            hb -= less
+        h = (m.history[i] if i is not None else 0.0) + self.beta * hb
         p = self.unigram(w) if low is None else low
         if h > 0:
             c = m.pair(av, m.alias(w)) + self.beta * b
