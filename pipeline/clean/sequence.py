@@ -185,6 +185,8 @@ class SequenceModel:
         self.ids = {w: i for i, w in enumerate(counts.words)}
         self._aliases: dict[str, str] = {}
         self._pairs: dict[tuple[str, str], int] = {}
+        self._id_of: dict[str, int | None] = {}
+        self._pair_of: dict[int, int] = {}
         self._by_fold: dict[str, str] | None = None
         self.total = int(counts.unigrams.sum())
         # c(v) and N(v •): the pairs and the different words that follow each word
@@ -225,6 +227,23 @@ class SequenceModel:
             if hit is None and self.modern is not None:
                 hit = next((v for v in self.modern(w) if v in self.ids), None)
             hit = self._aliases[w] = hit or w
+        return hit
+
+    def id_of(self, w: str) -> int | None:
+        """The Littré's id of the token it counts for w (``alias``), None if none."""
+        hit = self._id_of.get(w, -1)
+        if hit == -1:
+            hit = self._id_of[w] = self.ids.get(self.alias(w))
+        return hit
+
+    def pair_of(self, i: int, j: int) -> int:
+        """How often the Littré prints word j after word i (memoised for the process)."""
+        key = i << _SHIFT | j
+        hit = self._pair_of.get(key)
+        if hit is None:
+            k = int(self.counts.pairs.searchsorted(key))
+            hit = int(self.counts.pair_counts[k]) if k < len(self.counts.pairs) and self.counts.pairs[k] == key else 0
+            self._pair_of[key] = hit
         return hit
 
     def pair(self, v: str, w: str) -> int:
@@ -306,7 +325,7 @@ class BookSequence:
         p = self._unigram.get(w)
         if p is None:
             m, s = self.model, self.model.settings
-            i = m.ids.get(m.alias(w))
+            i = m.id_of(w)
             c = (int(m.counts.unigrams[i]) if i is not None else 0) + self.beta * self.book.unigrams.get(w, 0)
             counted = c / self.total if self.total else 0.0
             p = (1 - s.wordfreq_share) * counted + s.wordfreq_share * m.frequency(w)
@@ -324,8 +343,7 @@ class BookSequence:
                 return hit
         m = self.model
         d = m.settings.discount
-        av = m.alias(v)
-        i = m.ids.get(av)
+        i = m.id_of(v)
         book = self.book
         t = book.pairs.get((v, w), 0)
         hb = book.history.get(v, 0)
@@ -339,7 +357,8 @@ class BookSequence:
         h = (m.history[i] if i is not None else 0.0) + self.beta * hb
         p = self.unigram(w) if low is None else low
         if h > 0:
-            c = m.pair(av, m.alias(w)) + self.beta * b
+            j = m.id_of(w)
+            c = (m.pair_of(i, j) if i is not None and j is not None else 0) + self.beta * b
             # N(v •): the Littré's followers and the book's (an upper bound when pairs are shared)
             n = (m.followers[i] if i is not None else 0) + book.followers.get(v, 0)
             p = max(c - d, 0.0) / h + d * max(n, 1) / h * p
