@@ -378,7 +378,7 @@ def rules(show_status: bool, gold: Path | None, db: Path):
 @click.option("--broken", is_flag=True, help="List the words the cleaning broke")
 def evaluate(gold_dir: Path, db: Path, broken: bool):
     """Compare the built chapters with the hand-corrected gold files of GOLD_DIR."""
-    from .clean.evaluate import Score, evaluate_db
+    from .clean.evaluate import Score, calibration, evaluate_db
 
     scores = _read_db(db, evaluate_db, gold_dir)
     if not scores:
@@ -407,6 +407,13 @@ def evaluate(gold_dir: Path, db: Path, broken: bool):
             click.echo(f"broken: {gold_word!r} → {made!r}")
         if not total.broken_words:
             click.echo("broken: none (no word right in the raw text is wrong in the clean text)")
+    click.echo()
+    click.echo("calibration: the fixes of words and numbers by confidence, and the share right (every word "
+               "they touch is the gold's)")
+    click.echo(f"{'confidence':<12}{'fixes':>7}{'right':>7}{'share':>8}")
+    for low, high, n, right in calibration(total.fixes):
+        share = f"{right / n:>8.1%}" if n else f"{'-':>8}"
+        click.echo(f"{f'{low:.2f}–{high:.2f}':<12}{n:>7}{right:>7}{share}")
 
 
 if __name__ == "__main__":
