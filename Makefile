@@ -8,7 +8,7 @@ PORT ?= 8001
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install build serve test test-fast bench clean browser readme
+.PHONY: install build serve test test-fast bench clean browser hunspell readme
 
 install: $(VENV)/.installed
 
@@ -49,7 +49,14 @@ $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $@
 
-bench: $(VENV)/.installed-bench
+# the Hunspell peer of bench/peers.py: Debian's engine and French dictionary
+hunspell:
+	@command -v hunspell >/dev/null && test -e /usr/share/hunspell/fr_FR.dic || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	  echo "installing Debian's hunspell and its French dictionary for bench/peers.py"; \
+	  $$sudo apt-get install -y -q hunspell hunspell-fr-classical >/dev/null || { $$sudo apt-get update -q >/dev/null && $$sudo apt-get install -y -q hunspell hunspell-fr-classical >/dev/null; }; }
+
+bench: $(VENV)/.installed-bench hunspell
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/peers.py
 	$(BIN)/python bench/hostile.py
