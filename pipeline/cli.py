@@ -94,6 +94,7 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
         f"{db}: {report.chapters} chapters, {report.games} games, {report.articles} articles, "
         f"{report.passages} passages, {sum(report.corrections.values())} corrections{f' ({kinds})' if kinds else ''}, "
         f"{report.rules} rules, {report.checks} checks{f' ({report.disagreements} disagree)' if report.checks else ''}, "
+        + (f"{report.decisions} decisions applied, " if report.decisions else "") +
         f"{len(report.warnings)} warnings, {len(report.errors)} errors"
     )
     if report.errors:
@@ -414,6 +415,127 @@ def evaluate(gold_dir: Path, db: Path, broken: bool):
     for low, high, n, right in calibration(total.fixes):
         share = f"{right / n:>8.1%}" if n else f"{'-':>8}"
         click.echo(f"{f'{low:.2f}–{high:.2f}':<12}{n:>7}{right:>7}{share}")
+
+
+# -- proofreading -----------------------------------------------------------------------------
+
+@cli.group()
+def proof():
+    """An editor's decisions: what to look at first, and what the page prints. Each
+    decision is written into corpus/proofs/ (the raw text stays untouched); the next
+    build applies them on top of the engine."""
+
+
+def _corpus_option(fn):
+    return click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True,
+                        type=click.Path(path_type=Path), help="Corpus whose proofs/ the decision goes into")(fn)
+
+
+def _db_option(fn):
+    return click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path),
+                        help="The built database the items and passages are found in")(fn)
+
+
+def _decide(db: Path, what, *args):
+    """Run a decision function of pipeline.proof.review; say what it wrote, one line."""
+    from .proof.review import ReviewError
+
+    try:
+        path, d = _read_db(db, what, *args)
+    except ReviewError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"{path}: {d.describe()} [{d.id}]; 'academie build' applies it")
+
+
+@proof.command(name="queue")
+@click.option("--chapter", default=None, help="Only this chapter file")
+@click.option("--limit", default=20, show_default=True, help="How many items")
+@_db_option
+@_corpus_option
+def proof_queue(chapter: str | None, limit: int, db: Path, corpus: Path):
+    """What to look at first: the items whose decision is expected to change most."""
+    from .proof.review import queue
+
+    items = _read_db(db, queue, corpus, chapter, limit)
+    width = max([len(it.id) for it in items] + [4]) + 2
+    click.echo(f"{'item':<{width}}{'page':>4}  {'score':>5}  {'conf':>4}  print → the engine's reading (? a suggestion)")
+    for it in items:
+        arrow = "→" if it.kind == "fix" else "?"
+        page = it.page if it.page is not None else "?"
+        click.echo(f"{it.id:<{width}}{page:>4}  {it.score:>5.2f}  {it.confidence:>4.2f}  {it.before!r} {arrow} "
+                   f"{it.after!r}  {it.fix}{f' (×{it.same} in the book)' if it.same > 1 else ''}")
+    if not items:
+        click.echo("nothing to decide")
+
+
+@proof.command(name="accept")
+@click.argument("item")
+@click.option("--note", default=None, help="Why, for the next editor")
+@_db_option
+@_corpus_option
+def proof_accept(item: str, note: str | None, db: Path, corpus: Path):
+    """Keep the engine's fix ITEM (or take its suggestion), as the page prints it."""
+    from .proof.review import accept
+
+    _decide(db, accept, corpus, item, note)
+
+
+@proof.command(name="reject")
+@click.argument("item")
+@click.option("--note", default=None, help="Why, for the next editor")
+@_db_option
+@_corpus_option
+def proof_reject(item: str, note: str | None, db: Path, corpus: Path):
+    """Undo the engine's fix ITEM (or refuse its suggestion): the page prints what the OCR read."""
+    from .proof.review import reject
+
+    _decide(db, reject, corpus, item, note)
+
+
+@proof.command(name="set")
+@click.argument("citation")
+@click.argument("reading")
+@click.option("--at", "at", required=True, help="The words to replace, as the reading text shows them or as the OCR printed them")
+@click.option("--nth", default=1, show_default=True, help="Which occurrence of --at, when it occurs more than once")
+@click.option("--note", default=None, help="Why, for the next editor")
+@_db_option
+@_corpus_option
+def proof_set(citation: str, reading: str, at: str, nth: int, note: str | None, db: Path, corpus: Path):
+    """What the page prints (READING) for words of the passage CITATION."""
+    from .proof.review import set_reading
+
+    _decide(db, set_reading, corpus, citation, reading, at, nth, note)
+
+
+@proof.command(name="status")
+@click.argument("target")
+@click.argument("status")
+@click.option("--chapter", default=None, help="The chapter file, when several have the page")
+@click.option("--note", default=None, help="Why, for the next editor")
+@_db_option
+@_corpus_option
+def proof_status(target: str, status: str, chapter: str | None, note: str | None, db: Path, corpus: Path):
+    """Mark a page ('page 407') or a passage (its citation) as not proofread, problematic, proofread or validated."""
+    from .proof.review import mark
+
+    _decide(db, mark, corpus, target, status, chapter, note)
+
+
+@proof.command(name="list")
+@click.option("--chapter", default=None, help="Only this chapter file")
+@_db_option
+@_corpus_option
+def proof_list(chapter: str | None, db: Path, corpus: Path):
+    """Every decision of the corpus, in the order taken, and whether it is found in its chapter."""
+    from .proof.review import decisions
+
+    rows = _read_db(db, decisions, corpus, chapter)
+    for d, found in rows:
+        click.echo(f"{d.id}  {d.when}  {d.who:<10} {d.file}: {d.describe()}"
+                   + ("" if found else "  [not found in the chapter: not applied]") + (f"  ({d.note})" if d.note else ""))
+    if not rows:
+        click.echo("no decisions")
 
 
 if __name__ == "__main__":
