@@ -415,6 +415,16 @@ def evaluate(gold_dir: Path, db: Path, broken: bool):
     for low, high, n, right in calibration(total.fixes):
         share = f"{right / n:>8.1%}" if n else f"{'-':>8}"
         click.echo(f"{f'{low:.2f}–{high:.2f}':<12}{n:>7}{right:>7}{share}")
+    from .proof.effort import effort
+
+    click.echo()
+    click.echo("the editor's effort: CER after N decisions of the proofreading queue, decided as the gold says, in the "
+               "queue's order and in reading order")
+    for e in _read_db(db, effort, gold_dir):
+        click.echo(f"{e.chapter} ({e.items} items)" + "".join(f"{f'N={n}':>8}" for n in e.steps[:-1]) + f"{'all':>8}")
+        for label, cers in (("  queue", e.queue_cer), ("  reading order", e.reading_cer)):
+            click.echo(f"{label:<{len(e.chapter) + len(str(e.items)) + 9}}" + "".join(f"{c:>8.2%}" for c in cers))
+        click.echo(f"  decisions to get half-way to all of them: the queue {e.queue_half}, reading order {e.reading_half}")
 
 
 # -- proofreading -----------------------------------------------------------------------------

@@ -202,7 +202,7 @@ def test_explain_and_eval_commands(built_db):
     assert lines[5].startswith("CER: of the raw page text (the export's header and footer lines left out)")
     assert lines[6:9] == ["", "calibration: the fixes of words and numbers by confidence, and the share right (every "
                           "word they touch is the gold's)", "confidence    fixes  right   share"]
-    bands = [l.split() for l in lines[9:]]
+    bands = [l.split() for l in lines[9:15]]
     assert [b[0] for b in bands] == ["0.95–1.00", "0.90–0.95", "0.80–0.90", "0.70–0.80", "0.50–0.70", "0.00–0.50"]
     assert sum(int(b[1]) for b in bands) > 50  # the fixes of words and numbers the gold judges
     assert run_cli("explain", "aduj:whist.99", "--db", built_db).stderr.startswith("error: no passage cited 'aduj:whist.99'")

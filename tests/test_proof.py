@@ -213,3 +213,22 @@ def test_a_writer_killed_mid_write_leaves_a_valid_file_and_the_next_clears_its_l
     assert load(path) == [first, second]
     assert not [p for p in path.parent.iterdir() if ".tmp-" in p.name]
     assert all(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+
+
+def test_the_editor_s_effort_is_measured_against_the_gold_in_both_orders(corpus, tmp_path):
+    from pipeline.proof.effort import effort
+
+    conn = built(corpus)
+    items = queue(conn, None, limit=None)
+    fixed = next(i for i in items if i.before == "douLle")
+    # a gold where the page prints 'triple' where the engine read 'double': one decision away
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    reading = "\n".join(r[0] for r in conn.execute("SELECT text_clean FROM passages ORDER BY seq"))
+    (gold / NAME).write_text(reading.replace("le double de la mise", "le triple de la mise"), encoding="utf-8")
+    [e] = effort(conn, gold)
+    assert (e.chapter, e.items) == (NAME, len(items))
+    assert e.queue_cer[0] == e.reading_cer[0] > 0 and e.queue_cer[-1] == e.reading_cer[-1] == 0.0
+    rank = [i.id for i in items].index(fixed.id) + 1
+    by_reading = [i.id for i in sorted(items, key=lambda i: i.start)].index(fixed.id) + 1
+    assert (e.queue_half, e.reading_half) == (rank, by_reading)

@@ -43,7 +43,8 @@ class Item:
     score: float  # how much a decision is expected to change: the queue's order
 
 
-def queue(conn: sqlite3.Connection, corpus: Path, chapter: str | None = None, limit: int | None = 20) -> list[Item]:
+def queue(conn: sqlite3.Connection, corpus: Path | None, chapter: str | None = None,
+          limit: int | None = 20) -> list[Item]:
     """What to look at first: the fixes the engine was least sure of and the
     suggestions it was most sure of, each weighted by how often the book prints the
     same misreading, and a misreading an editor has already decided elsewhere first
@@ -56,7 +57,7 @@ def queue(conn: sqlite3.Connection, corpus: Path, chapter: str | None = None, li
         SELECT 'suggestion', s.start, s."end", s.before, s.suggestion, s.fix, s.confidence, p.citation, p.page,
                c.source_file FROM suggestions s JOIN passages p ON p.id = s.passage_id JOIN chapters c ON c.id = p.chapter_id
         """, QUEUE_KINDS).fetchall()
-    decided_spans, decided_prints = _decided(corpus, {r[9] for r in rows})
+    decided_spans, decided_prints = _decided(corpus) if corpus is not None else (set(), set())
     same: dict[str, int] = {}
     for r in rows:
         same[r[3].lower()] = same.get(r[3].lower(), 0) + 1
@@ -76,7 +77,7 @@ def queue(conn: sqlite3.Connection, corpus: Path, chapter: str | None = None, li
     return items[:limit] if limit else items
 
 
-def _decided(corpus: Path, files: set[str]) -> tuple[set[tuple[str, int, int]], set[str]]:
+def _decided(corpus: Path) -> tuple[set[tuple[str, int, int]], set[str]]:
     """The spans decided in these chapters, and the prints decided anywhere in the corpus."""
     spans, prints = set(), set()
     folder = Path(corpus) / "proofs"
