@@ -63,6 +63,11 @@ class ChannelModel:
         self.insertion = float(c["insertion"])
         self.deletion = float(c["deletion"])
         self.debris = set(c["debris"])
+        # the skeleton as str.translate tables (C speed: the lexicon's 100,000 words are
+        # skeletonised at start-up): debris dropped, each glyph by its class; a class's
+        # first letter stands for it, and is its own class, so a second pass changes nothing
+        self._by_class = {ord(ch): cls for ch, cls in self.class_of.items()}
+        self._by_class.update({ord(ch): None for ch in self.debris})
         self.debris_deletion = float(c["debris_deletion"])
         lc = data["long_s_context"]
         self.long_s_margin = float(lc["margin"])
@@ -94,17 +99,13 @@ class ChannelModel:
         w = word
         if fold_groups:
             for a, b in self.groups:
-                w = w.replace(a, b)
-        out = []
-        for ch in w:
-            if ch in self.debris:
-                continue
-            if capitals and ch in self.class_of:
-                out.append(self.class_of[ch])
-            else:
-                low = ch.lower()
-                out.append(self.class_of.get(low, low))
-        return "".join(out)
+                if a in w:
+                    w = w.replace(a, b)
+        table = self._by_class
+        if capitals:
+            # a glyph of a class as it is ('L' with 'b'), the others as their lower case
+            w = w.translate(table)
+        return w.lower().translate(table)
 
     def skeletons(self, printed: str) -> set[str]:
         """A printed word's skeletons: its glyph groups ('li') read as one letter ('h')
@@ -186,6 +187,14 @@ def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) ->
     return result
 
 
+class _Folded(dict):
+    """word → its letters folded (``fold_letters``), each made when first asked for."""
+
+    def __missing__(self, word: str) -> str:
+        folded = self[word] = fold_letters(word)
+        return folded
+
+
 class CandidateIndex:
     """The lexicon by skeleton: the words a misread word could be."""
 
@@ -195,7 +204,7 @@ class CandidateIndex:
         self.exact: dict[str, list[str]] = {}
         self.deletes: dict[str, list[str]] = {}
         self.zipf: dict[str, float] = {}
-        self.folded: dict[str, str] = {}
+        self.folded: dict[str, str] = _Folded()  # a word's letters folded, made when first asked
         self.bucket_max: dict[str, float] = {}
         self._shared: set[int] = set()  # ids of lists shared with the index this one extends
         self._add(words)
@@ -211,9 +220,35 @@ class CandidateIndex:
         return bucket
 
     def _add(self, words: Iterable[tuple[str, float]]) -> None:
+        if self._shared:
+            self._add_shared(words)
+            return
+        # the lexicon's own index, made at start-up: plain dict operations, no copies
+        zipf, exact, deletes, bucket_max = self.zipf, self.exact, self.deletes, self.bucket_max
+        skeleton, floor = self.model.skeleton, self.delete_min_zipf
+        for word, z in words:
+            zipf[word] = z
+            sk = skeleton(word)
+            bucket = exact.get(sk)
+            if bucket is None:
+                exact[sk] = [word]
+                bucket_max[sk] = max(z, 0.0)
+            else:
+                bucket.append(word)
+                if z > bucket_max[sk]:
+                    bucket_max[sk] = z
+            if z >= floor and len(sk) >= 3:
+                for k in range(len(sk)):
+                    d = sk[:k] + sk[k + 1 :]
+                    bucket = deletes.get(d)
+                    if bucket is None:
+                        deletes[d] = [word]
+                    else:
+                        bucket.append(word)
+
+    def _add_shared(self, words: Iterable[tuple[str, float]]) -> None:
         for word, z in words:
             self.zipf[word] = z
-            self.folded[word] = fold_letters(word)
             sk = self.model.skeleton(word)
             self._bucket(self.exact, sk).append(word)
             if z > self.bucket_max.get(sk, 0.0):
@@ -227,9 +262,9 @@ class CandidateIndex:
         lexicon's index is made once per process, each book adds its own words)."""
         new = CandidateIndex((), self.model, self.delete_min_zipf)
         new.exact, new.deletes = dict(self.exact), dict(self.deletes)
-        new.zipf, new.folded, new.bucket_max = dict(self.zipf), dict(self.folded), dict(self.bucket_max)
+        new.zipf, new.folded, new.bucket_max = dict(self.zipf), _Folded(self.folded), dict(self.bucket_max)
         new._shared = {id(b) for table in (new.exact, new.deletes) for b in table.values()}
-        new._add(words)
+        new._add_shared(words)
         return new
 
     def same_skeleton(self, printed: str, floor: float = 0.0) -> set[str]:
