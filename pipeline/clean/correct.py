@@ -32,6 +32,7 @@ from ..lexicon import Lexicon
 from ..text import base_letter, fold_letters
 from .settings import CleanSettings, CorrectorSettings
 
+_ELIDABLE = frozenset("aeiouyhéèêëàâîïôûœAEIOUYHÉÈÊÀÂÎÔ")  # the letters an elided article comes before
 _LOG2_MAX = 100_000
 _LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
 _WORD = regex.compile(r"\p{L}[\p{L}&^|!015]*\p{L}|\p{L}")
@@ -39,9 +40,18 @@ _LETTERS = regex.compile(r"[\p{L}]+")
 
 
 class ChannelModel:
-    """The OCR's habits: glyph classes and weighted confusions (confusions.toml)."""
+    """The OCR's habits: glyph classes and weighted confusions.
 
-    def __init__(self, data: dict):
+    The hand table (confusions.toml) is the prior; the table `academie learn` writes
+    (confusions_learned.tsv, pipeline/clean/learn.py) gives the cost of each confusion
+    it has seen, learned from aligned words and shrunk towards the prior, and overrides
+    the hand cost of that confusion: a substitution, a merge ('rn' for 'm'), a split, a
+    glyph lost or added. A confusion of two glyphs for one that neither table lists
+    costs what the cheapest listed one of the same glyph classes costs, plus
+    ``class_merge_backoff`` ('tf' for 'u' as 'ii' for 'n'): the channel generalises
+    from glyph shapes, never from words."""
+
+    def __init__(self, data: dict, learned: Iterable[tuple[str, str, float]] = ()):
         sk = data["skeleton"]
         self.groups = [(a, b) for a, b in sk["groups"]]
         self.class_of: dict[str, str] = {}
@@ -49,12 +59,6 @@ class ChannelModel:
             for ch in cls:
                 self.class_of.setdefault(ch, cls[0])
         c = data["confusions"]
-        self.pairs: dict[tuple[str, str], float] = {}
-        for a, b, cost in c["pairs"]:
-            self.pairs[(a, b)] = min(cost, self.pairs.get((a, b), 9.0))
-        self._multi = [(a, b, c) for (a, b), c in self.pairs.items() if len(a) > 1 or len(b) > 1]
-        self._cost_cache: dict = {}
-        self._groups_cache: dict = {}
         self.long_s = tuple(c["long_s"])
         self.long_s_cheap = float(c["long_s_cost_in_long_s_chapters"])
         self.long_s_dear = float(c["long_s_cost_elsewhere"])
@@ -63,12 +67,50 @@ class ChannelModel:
         self.insertion = float(c["insertion"])
         self.deletion = float(c["deletion"])
         self.debris = set(c["debris"])
+        self.debris_deletion = float(c["debris_deletion"])
+        self.class_merge_backoff = float(c["class_merge_backoff"])
+        self.prior: dict[tuple[str, str], float] = {}  # the hand table alone
+        for a, b, cost in c["pairs"]:
+            self.prior[(a, b)] = min(cost, self.prior.get((a, b), 9.0))
+        self.pairs = dict(self.prior)
+        # a glyph lost (nothing printed for it) or added (printed for nothing), when learned
+        self.insert_cost: dict[str, float] = {}
+        self.delete_cost: dict[str, float] = {}
+        self.learned = 0
+        for a, b, cost in learned:
+            if a == b or (a, b) == self.long_s:
+                continue
+            self.learned += 1
+            if not a:
+                self.insert_cost[b] = cost
+            elif not b:
+                self.delete_cost[a] = cost
+            else:
+                self.pairs[(a, b)] = cost
+        self._multi = [(a, b, c) for (a, b), c in self.pairs.items()
+                       if (len(a) > 1 or len(b) > 1) and a and b]
+        self._multi += [(a, "", c) for a, c in self.delete_cost.items() if len(a) > 1]
+        self._inserts = [(b, c) for b, c in self.insert_cost.items() if len(b) > 1]
+        # glyphs printed for an elided article ('T' for "l'"): (glyphs, article)
+        self.elisions = sorted((a, b) for (a, b) in self.pairs
+                               if len(b) >= 2 and b[-1] in "'’" and b[:-1].isalpha() and a.isalpha())
+        # two glyphs for one, by glyph class: (class, class) → {class meant: cost}
+        self.class_merges: dict[tuple[str, str], dict[str, float]] = {}
+        for (a, b), cost in self.pairs.items():
+            if len(a) == 2 and len(b) == 1 and a.isalpha() and b.isalpha():
+                key = (self.glyph_class(a[0]), self.glyph_class(a[1]))
+                meant = self.class_merges.setdefault(key, {})
+                z = self.glyph_class(b)
+                meant[z] = min(meant.get(z, 9.0), cost + self.class_merge_backoff)
+        self._cost_cache: dict = {}
+        self._groups_cache: dict = {}
         # the skeleton as str.translate tables (C speed: the lexicon's 100,000 words are
         # skeletonised at start-up): debris dropped, each glyph by its class; a class's
         # first letter stands for it, and is its own class, so a second pass changes nothing
         self._by_class = {ord(ch): cls for ch, cls in self.class_of.items()}
         self._by_class.update({ord(ch): None for ch in self.debris})
-        self.debris_deletion = float(c["debris_deletion"])
+        # what the skeleton depends on: models that share it share the lexicon's index
+        self.skeleton_key = (tuple(self.groups), tuple(sorted(self.class_of.items())), tuple(sorted(self.debris)))
         lc = data["long_s_context"]
         self.long_s_margin = float(lc["margin"])
         self.long_s_weight = float(lc["weight"])
@@ -76,6 +118,11 @@ class ChannelModel:
         self.s_next_endings = tuple(lc["s_reading_next_endings"])
         self.f_next_words = frozenset(lc["f_reading_next_words"])
         self.f_next_endings = tuple(lc["f_reading_next_endings"])
+
+    def glyph_class(self, ch: str) -> str:
+        """The shape class of a glyph, as the skeleton writes it ('t' → 'i', 'u' → 'n')."""
+        low = ch.lower()
+        return self.class_of.get(low, low)
 
     def long_s_cue(self, next_word: str) -> int:
         """+1 if the next word calls for the s reading of a long-s word, −1 for the f one."""
@@ -91,7 +138,10 @@ class ChannelModel:
     @classmethod
     @lru_cache(maxsize=1)
     def default(cls) -> "ChannelModel":
-        return cls(data.load("confusions"))
+        """The hand table and, when there is one, the learned table beside it."""
+        from .learned import load_default
+
+        return cls(data.load("confusions"), load_default())
 
     def skeleton(self, word: str, fold_groups: bool = True, capitals: bool = False) -> str:
         """The word's letters by glyph class. With ``capitals``, a capital keeps its own
@@ -116,8 +166,26 @@ class ChannelModel:
             out |= {self.skeleton(printed, g, capitals=True) for g in (True, False)}
         return out
 
+    def merged_readings(self, printed: str) -> list[str]:
+        """The printed word with one pair of its glyphs read as the one glyph the channel
+        says they may stand for ('moTitrer' → 'monrer', 'atfparavant' → 'anparavant'):
+        each a key for the skeleton index, so that a word with a merge and another
+        confusion is still found."""
+        out = []
+        for i in range(len(printed) - 1):
+            meant = self.class_merges.get((self.glyph_class(printed[i]), self.glyph_class(printed[i + 1])))
+            if meant and printed[i].isalpha() and printed[i + 1].isalpha():
+                for z in meant:
+                    out.append(printed[:i] + z + printed[i + 2 :])
+        return out
+
     def cost(self, printed: str, word: str, long_s: bool) -> float:
         return _channel_cost(self, printed, word, long_s)
+
+    def delete_at(self, printed: str) -> list[float]:
+        """The cost of dropping each glyph of a printed word (debris is cheap)."""
+        dc = self.delete_cost
+        return [dc.get(a, self.debris_deletion if a in self.debris else self.deletion) for a in printed]
 
     def groups_at(self, printed: str) -> list[list[tuple[int, str, float]]]:
         """For each position of a printed word, the confusions of more than one glyph
@@ -130,6 +198,72 @@ class ChannelModel:
             ]
             self._groups_cache[printed] = hit
         return hit
+
+    def merges_at(self, printed: str) -> list[dict[str, float] | None]:
+        """For each position, the classes two glyphs starting there may stand for."""
+        cm, gc = self.class_merges, self.glyph_class
+        out: list[dict[str, float] | None] = []
+        for i in range(len(printed)):
+            if i + 1 < len(printed) and printed[i].isalpha() and printed[i + 1].isalpha():
+                out.append(cm.get((gc(printed[i]), gc(printed[i + 1]))))
+            else:
+                out.append(None)
+        return out
+
+    def step_cost(self, a: str, b: str, long_s: bool) -> float:
+        """The cost of reading the printed glyph ``a`` as the letter ``b``."""
+        if a == b:
+            return 0.0
+        if (a, b) == self.long_s:
+            return self.long_s_cheap if long_s else self.long_s_dear
+        if base_letter(a) == base_letter(b):
+            return self.accent_or_case
+        return self.pairs.get((a, b)) or self.pairs.get((a.lower(), b)) or self.substitution
+
+    def align(self, printed: str, word: str, long_s: bool = False) -> list[tuple[str, str]]:
+        """The cheapest explanation of the print as the word misread: its steps, each
+        (glyphs printed, letters meant), matches included ('douLle', 'double' →
+        d o u (L, b) l e). The same costs as ``cost``, with the path kept (for
+        learning; ``cost`` is the fast one)."""
+        n, m = len(printed), len(word)
+        inf = float("inf")
+        dp = [[inf] * (m + 1) for _ in range(n + 1)]
+        back: list[list[tuple[int, int] | None]] = [[None] * (m + 1) for _ in range(n + 1)]
+        dp[0][0] = 0.0
+        groups, merges, drops = self.groups_at(printed), self.merges_at(printed), self.delete_at(printed)
+        wclass = [self.glyph_class(ch) for ch in word]
+        ins = self.insert_cost
+
+        def relax(i, j, ii, jj, c):
+            if dp[i][j] + c < dp[ii][jj] - 1e-12:
+                dp[ii][jj] = dp[i][j] + c
+                back[ii][jj] = (i, j)
+
+        for i in range(n + 1):
+            for j in range(m + 1):
+                if dp[i][j] == inf:
+                    continue
+                if j < m:
+                    relax(i, j, i, j + 1, ins.get(word[j], self.insertion))
+                    for target, c in self._inserts:
+                        if word.startswith(target, j):
+                            relax(i, j, i, j + len(target), c)
+                if i < n:
+                    relax(i, j, i + 1, j, drops[i])
+                    if j < m:
+                        relax(i, j, i + 1, j + 1, self.step_cost(printed[i], word[j], long_s))
+                    for la, target, c in groups[i]:
+                        if word.startswith(target, j):
+                            relax(i, j, i + la, j + len(target), c)
+                    if merges[i] and j < m and wclass[j] in merges[i]:
+                        relax(i, j, i + 2, j + 1, merges[i][wclass[j]])
+        steps = []
+        i, j = n, m
+        while (i, j) != (0, 0):
+            pi, pj = back[i][j]
+            steps.append((printed[pi:i], word[pj:j]))
+            i, j = pi, pj
+        return steps[::-1]
 
 
 def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
@@ -145,23 +279,35 @@ def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) ->
     dp[0][0] = 0.0
     long_s_cost = model.long_s_cheap if long_s else model.long_s_dear
     groups = model.groups_at(printed)
+    merges = model.merges_at(printed) if model.class_merges else [None] * n
+    drops = model.delete_at(printed)
     pbase = [base_letter(c) for c in printed]
     wbase = [base_letter(c) for c in word]
+    wclass = [model.glyph_class(c) for c in word]
     pairs = model.pairs
+    ins, insertion, inserts = model.insert_cost, model.insertion, model._inserts
     band = 3 + abs(n - m)
     for i in range(n + 1):
         row = dp[i]
         nxt = dp[i + 1] if i < n else None
         a = printed[i] if i < n else ""
-        drop = (model.debris_deletion if a in model.debris else model.deletion) if i < n else 0.0
+        drop = drops[i] if i < n else 0.0
+        merge = merges[i] if i < n else None
         for j in range(max(0, i - band), min(m, i + band) + 1):
             cur = row[j]
             if cur == inf:
                 continue
             if nxt is not None and cur + drop < nxt[j]:
                 nxt[j] = cur + drop
-            if j < m and cur + model.insertion < row[j + 1]:
-                row[j + 1] = cur + model.insertion
+            if j < m:
+                c = ins.get(word[j], insertion) if ins else insertion
+                if cur + c < row[j + 1]:
+                    row[j + 1] = cur + c
+                for target, c in inserts:
+                    if word.startswith(target, j):
+                        jj = j + len(target)
+                        if jj <= m and cur + c < row[jj]:
+                            row[jj] = cur + c
             if nxt is None or j >= m:
                 continue
             b = word[j]
@@ -180,6 +326,10 @@ def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) ->
                     jj = j + len(target)
                     if cur + pc < dp[i + la][jj]:
                         dp[i + la][jj] = cur + pc
+            if merge is not None:
+                mc = merge.get(wclass[j])
+                if mc is not None and cur + mc < dp[i + 2][j + 1]:
+                    dp[i + 2][j + 1] = cur + mc
     result = dp[n][m]
     if len(model._cost_cache) > 300_000:
         model._cost_cache.clear()
@@ -276,16 +426,42 @@ class CandidateIndex:
         return out
 
     def candidates(self, printed: str) -> set[str]:
+        """The words within one edit of the print's skeletons, and of the skeletons of
+        its readings with two glyphs merged into one ('moTitrer' read 'monrer'), so
+        that a merge and another confusion together are found; and, where the channel
+        knows a glyph for an elided article, the article with the words near the rest."""
+        out = self._near(printed)
+        # an elided article printed as one glyph ('Taccepte' for "l'accepte", as the
+        # learned channel says 'T' may be "l'"): the article and the words near the rest
+        for glyphs, article in self.model.elisions:
+            rest = printed[len(glyphs) :]
+            if printed.startswith(glyphs) and len(rest) >= 2:
+                out.update(article + w for w in self._near(rest) if w[:1] in _ELIDABLE)
+        return out
+
+    def _near(self, printed: str) -> set[str]:
         out: set[str] = set()
-        for sk in self.model.skeletons(printed):
-            out.update(self.exact.get(sk, ()))
+        exact, deletes = self.exact, self.deletes
+        keys = set()
+        for reading in (printed, *self.model.merged_readings(printed)):
+            keys |= self.model.skeletons(reading)
+        for sk in keys:
+            out.update(exact.get(sk, ()))
             # one edit of any kind besides the confusions within glyph classes
-            out.update(self.deletes.get(sk, ()))
+            out.update(deletes.get(sk, ()))
             for k in range(len(sk)):
                 d = sk[:k] + sk[k + 1 :]
-                out.update(self.exact.get(d, ()))
-                out.update(self.deletes.get(d, ()))
+                out.update(exact.get(d, ()))
+                out.update(deletes.get(d, ()))
         return out
+
+    def for_model(self, model: ChannelModel) -> "CandidateIndex":
+        """This index with another channel model of the same skeleton (a learned one),
+        sharing its tables."""
+        new = CandidateIndex((), model, self.delete_min_zipf)
+        new.exact, new.deletes, new.zipf, new.folded, new.bucket_max = (
+            self.exact, self.deletes, self.zipf, self.folded, self.bucket_max)
+        return new
 
 
 @dataclass
@@ -329,10 +505,21 @@ class Domain:
         return frozenset(out)
 
 
-@lru_cache(maxsize=4)
+_LEXICON_INDEXES: dict[tuple, tuple[Lexicon, CandidateIndex]] = {}
+
+
 def _lexicon_index(lexicon: Lexicon, model: ChannelModel) -> CandidateIndex:
-    """The lexicon's words by skeleton: the dear part of the index, made once per process."""
-    return CandidateIndex(dict(lexicon.candidate_words()).items(), model)
+    """The lexicon's words by skeleton: the dear part of the index, made once per process
+    for each lexicon and skeleton (channel models that differ only in their costs, as
+    learning makes them, share it)."""
+    key = (id(lexicon), model.skeleton_key)
+    hit = _LEXICON_INDEXES.get(key)
+    if hit is None or hit[0] is not lexicon:
+        if len(_LEXICON_INDEXES) >= 4:
+            _LEXICON_INDEXES.clear()
+        hit = _LEXICON_INDEXES[key] = (lexicon, CandidateIndex(dict(lexicon.candidate_words()).items(), model))
+    index = hit[1]
+    return index if index.model is model else index.for_model(model)
 
 
 class Corrector:
