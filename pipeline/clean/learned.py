@@ -80,8 +80,9 @@ def write_table(table: Table, path: Path) -> None:
         "#",
         f"# learned = -log10(count / exposure) / {table.weight:g} + {table.calibration:.3f}, where exposure is, summed over",
         "#   the sources, how often the intended glyphs occur there times that source's rate of misread glyphs, and",
-        f"#   {table.calibration:.3f} (the calibration) puts learned costs on the prior's scale (the median difference",
-        "#   over the confusions seen at least twice);",
+        f"#   {table.calibration:.3f} (the calibration) puts learned costs on the prior's scale: the median difference",
+        "#   over the hand table's confusions seen at least twice, or, for a letter whose listed confusions were seen",
+        "#   often enough, over those (the evidence says what a letter is misread as, the hand table how often);",
         f"# cost = (k x prior + count x learned) / (k + count): the prior counts as k observations, k = "
         f"{table.prior_strength:g} for a confusion",
         f"#   the hand table lists, {table.default_strength:g} for one whose prior is a default cost (substitution, "
