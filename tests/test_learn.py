@@ -134,9 +134,11 @@ def _step_cost(model: ChannelModel, p: str, w: str) -> float:
         return model.insert_cost.get(w, model.insertion)
     if len(p) == 1 and len(w) == 1:
         return model.step_cost(p, w, False)
-    if (p, w) in model.pairs:
-        return model.pairs[(p, w)]
-    return model.class_merges[(model.glyph_class(p[0]), model.glyph_class(p[1]))][model.glyph_class(w)]
+    by_class = 9.0  # two glyphs for one letter: the listed confusion, or its glyph classes', the cheaper
+    if len(p) == 2 and len(w) == 1:
+        by_class = model.class_merges.get((model.glyph_class(p[0]), model.glyph_class(p[1])), {}).get(
+            model.glyph_class(w), 9.0)
+    return min(model.pairs.get((p, w), 9.0), by_class)
 
 
 # -- the words the channel finds now, and the traps ------------------------------------------------------

@@ -17,6 +17,7 @@ the threshold nothing changes, and the best candidate is kept as a suggestion.
 
 from __future__ import annotations
 
+import gc
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,7 @@ from ..lexicon import Lexicon
 from ..text import base_letter, fold_letters
 from .settings import CleanSettings, CorrectorSettings
 
+_INF = float("inf")
 _ELIDABLE = frozenset("aeiouyhéèêëàâîïôûœAEIOUYHÉÈÊÀÂÎÔ")  # the letters an elided article comes before
 _LOG2_MAX = 100_000
 _LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
@@ -102,8 +104,16 @@ class ChannelModel:
                 meant = self.class_merges.setdefault(key, {})
                 z = self.glyph_class(b)
                 meant[z] = min(meant.get(z, 9.0), cost + self.class_merge_backoff)
+        self._inserts_by_first: dict[str, list[tuple[str, float]]] = {}
+        for b, c in self._inserts:
+            self._inserts_by_first.setdefault(b[0], []).append((b, c))
+        self._multi_by_first: dict[str, list[tuple[str, str, float]]] = {}
+        for a, b, c in self._multi:
+            self._multi_by_first.setdefault(a[0], []).append((a, b, c))
         self._cost_cache: dict = {}
         self._groups_cache: dict = {}
+        self._word_cache: dict = {}
+        self._sub_rows: dict[tuple[str, bool], dict[str, float]] = {}  # (glyph, long-s chapter) → letter → cost
         # the skeleton as str.translate tables (C speed: the lexicon's 100,000 words are
         # skeletonised at start-up): debris dropped, each glyph by its class; a class's
         # first letter stands for it, and is its own class, so a second pass changes nothing
@@ -190,13 +200,31 @@ class ChannelModel:
     def groups_at(self, printed: str) -> list[list[tuple[int, str, float]]]:
         """For each position of a printed word, the confusions of more than one glyph
         that can start there: (glyphs read, what they stand for, cost)."""
+        return self.printed_info(printed)[0]
+
+    def printed_info(self, printed: str) -> tuple:
+        """What the channel cost needs of a printed word, made once per word: at each
+        position the confusions of more than one glyph starting there, the classes two
+        glyphs starting there may stand for, the cost of dropping the glyph, its letter."""
         hit = self._groups_cache.get(printed)
         if hit is None:
-            hit = [
-                [(len(a), b, c) for a, b, c in self._multi if printed.startswith(a, i)]
-                for i in range(len(printed))
-            ]
-            self._groups_cache[printed] = hit
+            by_first = self._multi_by_first
+            groups = [[(len(a), b, c) for a, b, c in by_first.get(ch, ()) if printed.startswith(a, i)]
+                      for i, ch in enumerate(printed)]
+            if len(self._groups_cache) > 100_000:
+                self._groups_cache.clear()
+            hit = self._groups_cache[printed] = (
+                groups, self.merges_at(printed), self.delete_at(printed), [base_letter(c) for c in printed])
+        return hit
+
+    def word_info(self, word: str) -> tuple[list[float], list[str]]:
+        """A candidate's cost of each letter lost by the OCR, and their glyph classes."""
+        hit = self._word_cache.get(word)
+        if hit is None:
+            if len(self._word_cache) > 100_000:
+                self._word_cache.clear()
+            ins, insertion = self.insert_cost, self.insertion
+            hit = self._word_cache[word] = ([ins.get(c, insertion) for c in word], [self.glyph_class(c) for c in word])
         return hit
 
     def merges_at(self, printed: str) -> list[dict[str, float] | None]:
@@ -273,68 +301,87 @@ def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) ->
     hit = model._cost_cache.get(key)
     if hit is not None:
         return hit
-    n, m = len(printed), len(word)
-    inf = float("inf")
-    dp = [[inf] * (m + 1) for _ in range(n + 1)]
-    dp[0][0] = 0.0
-    long_s_cost = model.long_s_cheap if long_s else model.long_s_dear
-    groups = model.groups_at(printed)
-    merges = model.merges_at(printed) if model.class_merges else [None] * n
-    drops = model.delete_at(printed)
-    pbase = [base_letter(c) for c in printed]
-    wbase = [base_letter(c) for c in word]
-    wclass = [model.glyph_class(c) for c in word]
-    pairs = model.pairs
-    ins, insertion, inserts = model.insert_cost, model.insertion, model._inserts
-    band = 3 + abs(n - m)
-    for i in range(n + 1):
-        row = dp[i]
-        nxt = dp[i + 1] if i < n else None
-        a = printed[i] if i < n else ""
-        drop = drops[i] if i < n else 0.0
-        merge = merges[i] if i < n else None
-        for j in range(max(0, i - band), min(m, i + band) + 1):
-            cur = row[j]
-            if cur == inf:
-                continue
-            if nxt is not None and cur + drop < nxt[j]:
-                nxt[j] = cur + drop
-            if j < m:
-                c = ins.get(word[j], insertion) if ins else insertion
-                if cur + c < row[j + 1]:
-                    row[j + 1] = cur + c
-                for target, c in inserts:
-                    if word.startswith(target, j):
-                        jj = j + len(target)
-                        if jj <= m and cur + c < row[jj]:
-                            row[jj] = cur + c
-            if nxt is None or j >= m:
-                continue
-            b = word[j]
-            if a == b:
-                c = 0.0
-            elif (a, b) == model.long_s:
-                c = long_s_cost
-            elif pbase[i] == wbase[j]:
-                c = model.accent_or_case
-            else:
-                c = pairs.get((a, b)) or pairs.get((a.lower(), b)) or model.substitution
-            if cur + c < nxt[j + 1]:
-                nxt[j + 1] = cur + c
-            for la, target, pc in groups[i]:
-                if word.startswith(target, j):
-                    jj = j + len(target)
-                    if cur + pc < dp[i + la][jj]:
-                        dp[i + la][jj] = cur + pc
-            if merge is not None:
-                mc = merge.get(wclass[j])
-                if mc is not None and cur + mc < dp[i + 2][j + 1]:
-                    dp[i + 2][j + 1] = cur + mc
-    result = dp[n][m]
+    result = _dp(model, printed, word, long_s)
     if len(model._cost_cache) > 300_000:
         model._cost_cache.clear()
     model._cost_cache[key] = result
     return result
+
+
+def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
+    """The search itself: dp[i][j], the cheapest explanation of printed[:i] as
+    word[:j], in a band around the diagonal. What depends on one word alone (its
+    confusions of several glyphs, merges, drops, insertions) is made once per word."""
+    n, m = len(printed), len(word)
+    inf = _INF
+    dp = [[inf] * (m + 1) for _ in range(n + 1)]
+    dp[0][0] = 0.0
+    groups, merges, drops = model.printed_info(printed)[:3]
+    wins, wclass = model.word_info(word)
+    inserts = model._inserts_by_first  # letters lost together, by their first letter
+    sub_rows = model._sub_rows
+    band = 3 + abs(n - m)
+    for i in range(n + 1):
+        row = dp[i]
+        lo = i - band if i > band else 0
+        hi = i + band if i + band < m else m
+        if i == n:  # the last glyph read: only letters the OCR lost remain
+            for j in range(lo, hi):
+                cur = row[j]
+                if cur != inf:
+                    v = cur + wins[j]
+                    if v < row[j + 1]:
+                        row[j + 1] = v
+                    for target, c in inserts.get(word[j], ()):
+                        if word.startswith(target, j):
+                            jj = j + len(target)
+                            if jj <= m and cur + c < row[jj]:
+                                row[jj] = cur + c
+            break
+        nxt = dp[i + 1]
+        a = printed[i]
+        drop = drops[i]
+        merge = merges[i]
+        group = groups[i]
+        sub = sub_rows.get((a, long_s))
+        if sub is None:
+            sub = sub_rows[(a, long_s)] = {}
+        for j in range(lo, hi + 1):
+            cur = row[j]
+            if cur == inf:
+                continue
+            v = cur + drop
+            if v < nxt[j]:
+                nxt[j] = v
+            if j == m:
+                continue
+            v = cur + wins[j]
+            if v < row[j + 1]:
+                row[j + 1] = v
+            b = word[j]
+            if inserts and b in inserts:
+                for target, c in inserts[b]:
+                    if word.startswith(target, j):
+                        jj = j + len(target)
+                        if jj <= m and cur + c < row[jj]:
+                            row[jj] = cur + c
+            c = sub.get(b)
+            if c is None:
+                c = sub[b] = model.step_cost(a, b, long_s)
+            v = cur + c
+            if v < nxt[j + 1]:
+                nxt[j + 1] = v
+            if group:
+                for la, target, pc in group:
+                    if word.startswith(target, j):
+                        jj = j + len(target)
+                        if cur + pc < dp[i + la][jj]:
+                            dp[i + la][jj] = cur + pc
+            if merge is not None:
+                mc = merge.get(wclass[j])
+                if mc is not None and cur + mc < dp[i + 2][j + 1]:
+                    dp[i + 2][j + 1] = cur + mc
+    return dp[n][m]
 
 
 class _Folded(dict):
@@ -356,21 +403,25 @@ class CandidateIndex:
         self.zipf: dict[str, float] = {}
         self.folded: dict[str, str] = _Folded()  # a word's letters folded, made when first asked
         self.bucket_max: dict[str, float] = {}
-        self._shared: set[int] = set()  # ids of lists shared with the index this one extends
+        self._extends = False  # made by ``with_words``: its lists are the extended index's until copied
+        self._owned: set[tuple[int, str]] = set()  # (table, key) of the lists copied since
         self._add(words)
 
     def _bucket(self, table: dict[str, list[str]], key: str) -> list[str]:
         # an index made by ``with_words`` shares its lists with the one it extends:
-        # a shared list is copied before it is added to
+        # a shared list is copied before it is first added to
         bucket = table.get(key)
+        mark = (id(table), key)
         if bucket is None:
             bucket = table[key] = []
-        elif id(bucket) in self._shared:
+            self._owned.add(mark)
+        elif mark not in self._owned:
             bucket = table[key] = list(bucket)
+            self._owned.add(mark)
         return bucket
 
     def _add(self, words: Iterable[tuple[str, float]]) -> None:
-        if self._shared:
+        if self._extends:
             self._add_shared(words)
             return
         # the lexicon's own index, made at start-up: plain dict operations, no copies
@@ -413,7 +464,7 @@ class CandidateIndex:
         new = CandidateIndex((), self.model, self.delete_min_zipf)
         new.exact, new.deletes = dict(self.exact), dict(self.deletes)
         new.zipf, new.folded, new.bucket_max = dict(self.zipf), _Folded(self.folded), dict(self.bucket_max)
-        new._shared = {id(b) for table in (new.exact, new.deletes) for b in table.values()}
+        new._extends = True
         new._add_shared(words)
         return new
 
@@ -517,7 +568,15 @@ def _lexicon_index(lexicon: Lexicon, model: ChannelModel) -> CandidateIndex:
     if hit is None or hit[0] is not lexicon:
         if len(_LEXICON_INDEXES) >= 4:
             _LEXICON_INDEXES.clear()
-        hit = _LEXICON_INDEXES[key] = (lexicon, CandidateIndex(dict(lexicon.candidate_words()).items(), model))
+        # some 300,000 lists and strings made at once: the cyclic garbage collector
+        # would walk the whole heap again and again for nothing (none of them is garbage)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            hit = _LEXICON_INDEXES[key] = (lexicon, CandidateIndex(dict(lexicon.candidate_words()).items(), model))
+        finally:
+            if collecting:
+                gc.enable()
     index = hit[1]
     return index if index.model is model else index.for_model(model)
 
