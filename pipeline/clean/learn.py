@@ -315,12 +315,15 @@ def estimate(counts: list[Counts], prior: ChannelModel, settings: ChannelSetting
         gaps = sorted(g for key in keys for g in [raw[key][1] - raw[key][0]] * seen[key])
         return gaps[len(gaps) // 2] if gaps else None
 
-    calibration = median_gap([key for key in raw if seen[key] >= 2 and key in prior.prior])
+    def listed(key: tuple[str, str]) -> bool:  # the hand table's own: its pairs, and its debris dropped
+        return key in prior.prior or (key[1] == "" and key[0] in prior.debris)
+
+    calibration = median_gap([key for key in raw if seen[key] >= 2 and listed(key)])
     if calibration is None:
         calibration = median_gap([key for key in raw if seen[key] >= 2]) or 0.0
     by_letter: dict[str, list] = {}
     for key in raw:
-        if key in prior.prior:
+        if listed(key):
             by_letter.setdefault(key[1], []).append(key)
     letter_calibration = {b: median_gap(keys) for b, keys in by_letter.items()
                           if sum(seen[key] for key in keys) >= settings.letter_min_count}
@@ -328,7 +331,7 @@ def estimate(counts: list[Counts], prior: ChannelModel, settings: ChannelSetting
     for (a, b), (lc, pc, per_source) in raw.items():
         n = seen[(a, b)]
         # the hand table's own confusions are informed beliefs; its defaults are not
-        k = settings.prior_strength if (a, b) in prior.prior else settings.default_strength
+        k = settings.prior_strength if listed((a, b)) else settings.default_strength
         learned = max(0.05, lc + letter_calibration.get(b, calibration))
         cost = max(0.05, (k * pc + n * learned) / (k + n))
         rows.append(Row(a, b, per_source, round(learned, 3), round(pc, 3), round(cost, 3)))
