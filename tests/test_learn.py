@@ -166,14 +166,14 @@ def test_thin_strokes_that_are_letters_stay(res, sentence):
 
 
 def test_a_glyph_for_an_elided_article_makes_the_article_a_candidate(res):
-    from pipeline.clean.correct import Corrector
+    from pipeline.clean.correct import _lexicon_index
 
-    plain = Corrector(res.lexicon, ChannelModel(data.load("confusions")))
-    learned = Corrector(res.lexicon, ChannelModel(data.load("confusions"), [("T", "l'", 0.9)]))
-    assert "l'accepte" not in plain.index.candidates("Taccepte")
-    assert "l'accepte" in learned.index.candidates("Taccepte")
-    assert learned.model.cost("Taccepte", "l'accepte", False) == pytest.approx(0.9)
-    assert "l'talon" not in learned.index.candidates("Ttalon")  # no elision before a consonant
+    plain = ChannelModel(data.load("confusions"))
+    learned = ChannelModel(data.load("confusions"), [("T", "l'", 0.9)])
+    assert "l'accepte" not in _lexicon_index(res.lexicon, plain).candidates("Taccepte")
+    assert "l'accepte" in _lexicon_index(res.lexicon, learned).candidates("Taccepte")
+    assert learned.cost("Taccepte", "l'accepte", False) == pytest.approx(0.9)
+    assert "l'talon" not in _lexicon_index(res.lexicon, learned).candidates("Ttalon")  # no elision before a consonant
 
 
 def test_the_build_reads_the_committed_table():
