@@ -548,5 +548,86 @@ def proof_list(chapter: str | None, db: Path, corpus: Path):
         click.echo("no decisions")
 
 
+@cli.command()
+@click.option("--aligned", "aligned", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="An aligned book: paragraph pairs (.jsonl, {\"ocr\", \"proofread\"}) or word pairs with counts "
+                   "(.tsv); repeatable (default: the word pairs the project keeps, pipeline/data/aligned/*.tsv)")
+@click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True, type=click.Path(path_type=Path),
+              help="Corpus whose own fixes of high confidence are evidence, round after round")
+@click.option("--no-corpus", is_flag=True, help="Learn from the aligned books alone")
+@click.option("--gold", "gold", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Also learn from these hand-corrected chapters (to measure on others only: never commit a "
+                   "table learned from the gold it is measured on)")
+@click.option("--out", "out", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="The table to write (default: pipeline/data/confusions_learned.tsv, the one the build reads)")
+@click.option("--keep-pairs", "keep_pairs", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="Also write the word pairs of each .jsonl given, with counts and not the text, as DIR/NAME.tsv")
+@click.option("--cross-validate", "cross", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Write nothing: measure each gold chapter with the hand table and with channels learned "
+                   "without it, and print the table")
+def learn(aligned: tuple[Path, ...], corpus: Path, no_corpus: bool, gold: Path | None, out: Path | None,
+          keep_pairs: Path | None, cross: Path | None):
+    """Learn the OCR channel's costs from aligned words, and write the table the build
+    reads (pipeline.clean.learn.learn)."""
+    from .clean import learn as L
+    from .clean.learned import default_path, write_table
+    from .clean.settings import CleanSettings
+
+    settings = CleanSettings.default().channel
+    paths = list(aligned) or L.default_aligned()
+    if not no_corpus and not corpus.is_dir():
+        _fail(f"{corpus}: no corpus folder here (give --corpus, or --no-corpus)")
+    sources = []
+    for path in paths:
+        try:
+            src = L.aligned_source(path, settings)
+        except (ValueError, KeyError, UnicodeDecodeError) as exc:
+            _fail(f"{path}: cannot read it as aligned text or word pairs ({exc})")
+        sources.append(src)
+        words = sum(src.pairs.values())
+        click.echo(f"{path.name}: {words:,} words aligned, {src.misread:,} misread", err=True)
+        if keep_pairs is not None and path.suffix == ".jsonl":
+            target = keep_pairs / f"{path.stem}.tsv"
+            L.write_pairs(src, target, f"aligned words of {path.name}")
+            click.echo(f"{target}: its word pairs, with counts", err=True)
+    progress = lambda message: click.echo(message, err=True)  # noqa: E731
+    if cross is not None:
+        _print_cross_validation(L.cross_validate(cross, corpus, sources, progress))
+        return
+    if gold is not None:
+        gold_files = [g for g in sorted(gold.glob("*.txt")) if (corpus / g.name).exists()]
+        src = L.gold_source(gold_files, corpus, settings)
+        sources.append(src)
+        click.echo(f"{gold}: {sum(src.pairs.values()):,} words aligned, {src.misread:,} misread "
+                   "(a table learned from gold chapters is for measuring other chapters)", err=True)
+    table = L.learn(sources, None if no_corpus else corpus, settings, progress=progress)
+    out = out or default_path()
+    write_table(table, out)
+    new = sum(1 for r in table.rows if (r.printed, r.intended) not in L.prior_model().prior)
+    counted = ", ".join(f"{s.name} {s.misread:,}" for s in table.sources)
+    click.echo(f"{out}: {len(table.rows)} confusions learned ({new} the hand table does not list), "
+               f"from {counted} confusions counted")
+
+
+def _print_cross_validation(folds) -> None:
+    from .clean.evaluate import Score
+
+    header = f"{'channel':<26}{'chapter':<28}{'reduced':>9}{'wrong':>7}{'fixed':>7}{'fixed %':>9}{'broken':>8}"
+    click.echo(header)
+    totals: dict[str, Score] = {}
+    for f in folds:
+        s = f.score
+        totals[f.setup] = totals[f.setup] + s if f.setup in totals else s + Score("total")
+        click.echo(f"{f.setup:<26}{f.chapter:<28}{s.reduction:>9.1%}{s.wrong_raw:>7}{s.fixed:>7}{s.fixed_rate:>9.1%}"
+                   f"{s.broken:>8}")
+    click.echo("-" * len(header))
+    for setup, s in totals.items():
+        click.echo(f"{setup:<26}{'total':<28}{s.reduction:>9.1%}{s.wrong_raw:>7}{s.fixed:>7}{s.fixed_rate:>9.1%}"
+                   f"{s.broken:>8}")
+    click.echo("hand table: confusions.toml alone; learned: from the aligned books and the corpus's fixes; chapter "
+               "unseen: the corpus's fixes learned without the measured chapter; + other gold: and the other gold "
+               "chapters' words (never the measured one's).")
+
+
 if __name__ == "__main__":
     cli()

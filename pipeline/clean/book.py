@@ -18,7 +18,7 @@ from ..corpus import chapter_files
 from ..ingest import MAX_CHAPTER_BYTES, ingest
 from ..records import InputError
 from ..resources import Resources
-from .correct import BookContext, Corrector, Domain, book_counts, is_long_s_printing
+from .correct import BookContext, ChannelModel, Corrector, Domain, book_counts, is_long_s_printing
 from .settings import CleanSettings
 from .steps import CleanContext
 
@@ -42,12 +42,14 @@ def corpus_counts(res: Resources) -> tuple[Counter, frozenset[str]]:
     return res.cached("clean.corpus_counts", count)
 
 
-def corrector(res: Resources) -> Corrector:
-    """The correction engine, with the book's recurring words among its candidates."""
+def corrector(res: Resources, model: ChannelModel | None = None) -> Corrector:
+    """The correction engine, with the book's recurring words among its candidates. A
+    channel ``model`` other than the default (learning measures one) is given on the
+    first call for these resources."""
 
     def make() -> Corrector:
         counts, _ = corpus_counts(res)
-        return Corrector(res.lexicon, book_words=[w for w, n in counts.items() if n >= 2])
+        return Corrector(res.lexicon, model, book_words=[w for w, n in counts.items() if n >= 2])
 
     return res.cached("clean.corrector", make)
 

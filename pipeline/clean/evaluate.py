@@ -241,3 +241,18 @@ def evaluate_db(conn, gold_dir) -> list[Score]:
         s.fixes = fixes_judged(clean, gold_text, spans)
         scores.append(s)
     return scores
+
+
+def score_chapter(seg, gold: str) -> Score:
+    """Score a chapter processed in this process (a ``Segmented``) against its gold text,
+    as ``evaluate_db`` scores it from the database: the same page text, layout text and
+    clean text (used to measure a channel model without building a database)."""
+    from ..fixes import kind_of
+
+    raw = seg.layout.chapter.text
+    export = [(f.start, f.end) for f in seg.layout.furniture if f.kind in ("export_header", "export_footer")]
+    clean = "\n".join(p.text.text for p in seg.passages)
+    layout = "\n".join(
+        layout_only(p.text.text, [(k.clean_start, k.clean_end, k.before, kind_of(k.fix)) for k in p.text.corrections()])
+        for p in seg.passages)
+    return score(seg.layout.chapter.source_file, page_text(raw, export), clean, gold, layout)
