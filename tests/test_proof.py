@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from pipeline.build import build
 from pipeline.cli import cli
-from pipeline.proof.decisions import Decision, anchor, append, decision, load, proof_file
+from pipeline.decisions import Decision, anchor, append, decision, load, proof_file
 from pipeline.proof.review import ReviewError, accept, mark, queue, reject, set_reading
 
 CHAPTER = """‹ Nouvelle académie des jeux Chapitre 3 sur 40 · BOS · texte numérisé non relu
@@ -186,8 +186,8 @@ def test_concurrent_writers_lose_nothing(tmp_path):
 KILLED_WRITER = """
 import os, sys, time
 from pathlib import Path
-import pipeline.proof.decisions as decisions
-from pipeline.proof.decisions import Decision, append
+import pipeline.decisions as decisions
+from pipeline.decisions import Decision, append
 real_replace = os.replace
 def stop_before_rename(src, dst):
     print("written", flush=True)
@@ -232,3 +232,19 @@ def test_the_editor_s_effort_is_measured_against_the_gold_in_both_orders(corpus,
     rank = [i.id for i in items].index(fixed.id) + 1
     by_reading = [i.id for i in sorted(items, key=lambda i: i.start)].index(fixed.id) + 1
     assert (e.queue_half, e.reading_half) == (rank, by_reading)
+
+
+def test_every_decision_is_evidence_for_the_channel(corpus):
+    from pipeline.clean.learn import decisions_source
+    from pipeline.clean.settings import CleanSettings
+
+    conn = built(corpus)
+    items = {i.before: i for i in queue(conn, corpus, limit=None)}
+    set_reading(conn, corpus, "unknown:ch3.1", "donne", at="donne")  # a word checked: read right
+    accept(conn, corpus, items["douLle"].id)  # the engine's 'double' kept
+    reject(conn, corpus, items["carie"].id)  # the print kept
+    set_reading(conn, corpus, "unknown:ch3.3", "carte", at="carie")
+    src = decisions_source(corpus, CleanSettings.default().channel)
+    assert dict(src.pairs) == {("donne", "donne"): 1, ("douLle", "double"): 1, ("carie", "carie"): 1,
+                               ("carie", "carte"): 1}
+    assert src.misread == 2

@@ -202,22 +202,23 @@ def corpus_source(corpus: Path, model: ChannelModel, settings: ChannelSettings,
     """The corpus cleaned with ``model``: each fix of the corrector made with at least
     ``min_confidence`` is a misread word, every other word of the clean text one read
     right (``exclude``: file names left out)."""
-    from ..build import CHAPTER_STAGES, process_chapter
     from ..corpus import chapter_files
+    from ..ingest import MAX_CHAPTER_BYTES, ingest
+    from ..layout import layout
     from ..records import InputError
     from ..resources import Resources
+    from . import clean
     from .book import corrector
 
     res = Resources(corpus)
     corrector(res, model)
-    stages = tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout", "clean"))
     skip = set(exclude)
     src = Source("corpus", f"the corrector's fixes of confidence ≥ {settings.min_confidence:g} in {Path(corpus).name}/")
     for path in chapter_files(Path(corpus)):
         if path.name in skip:
             continue
         try:
-            lay = process_chapter(path, res, stages=stages)
+            lay = clean(layout(ingest(path, max_bytes=res.max_chapter_bytes or MAX_CHAPTER_BYTES), res), res)
         except InputError:
             continue
         for block in lay.blocks:
@@ -232,6 +233,23 @@ def corpus_source(corpus: Path, model: ChannelModel, settings: ChannelSettings,
                     fixed[w] -= 1
                 else:
                     src.pairs[(w, w)] += 1
+    return src
+
+
+def decisions_source(corpus: Path, settings: ChannelSettings) -> Source:
+    """What editors decided (corpus/proofs/): a reading typed, or a fix of the engine
+    accepted, is each misread word with the word it stands for; a fix rejected is a
+    word the OCR read right. The surest evidence there is: every decision counts."""
+    from ..decisions import load
+
+    src = Source("decisions", f"the editors' decisions in {Path(corpus).name}/proofs/")
+    folder = Path(corpus) / "proofs"
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        for d in load(path):
+            if d.action in ("set", "accept") and d.reading is not None:
+                src.pairs.update(word_pairs(d.text, d.reading, settings.max_distance))
+            elif d.action == "reject":
+                src.pairs.update((w, w) for w in _WORD.findall(d.text))
     return src
 
 
@@ -349,13 +367,19 @@ def prior_model() -> ChannelModel:
 def learn(sources: list[Source], corpus: Path | None = None, settings: ChannelSettings | None = None,
           exclude: Iterable[str] = (), progress: Progress | None = None) -> Table:
     """The learned table: from ``sources`` (aligned books, gold chapters), and, when a
-    ``corpus`` is given, from its own fixes, cleaned again with each table learned
-    until the fixes no longer change (at most ``rounds`` times)."""
+    ``corpus`` is given, from its editors' decisions (corpus/proofs/) and its own
+    fixes, cleaned again with each table learned until the fixes no longer change (at
+    most ``rounds`` times)."""
     clean_settings = CleanSettings.default()
     settings = settings or clean_settings.channel
     weight = clean_settings.corrector.weight
     prior = prior_model()
     say = progress or (lambda message: None)
+    if corpus is not None:
+        decided = decisions_source(corpus, settings)
+        if decided.pairs:
+            sources = [*sources, decided]
+            say(f"decisions: {sum(decided.pairs.values())} words decided by editors, {decided.misread} misread")
     table = estimate([count(s, prior, settings) for s in sources], prior, settings, weight)
     if corpus is None:
         return table

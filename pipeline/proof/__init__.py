@@ -15,7 +15,7 @@ from dataclasses import replace
 from ..records import Diagnostic, Passage, Segmented
 from ..resources import Resources
 from ..text import Edit, MappedText
-from .decisions import Decision, ProofFileError, anchor, load, proof_file
+from ..decisions import Decision, ProofFileError, anchor, load, proof_file
 
 __all__ = ["proof", "Decision"]
 

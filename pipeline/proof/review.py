@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from .decisions import STATUSES, Decision, anchor, append, decision, load, proof_file
+from ..decisions import STATUSES, Decision, anchor, append, decision, load, proof_file
 
 # the fixes an editor may accept or reject: those of words and numbers (a layout edit
 # or a decision already taken is not in the queue)
@@ -112,7 +112,9 @@ def accept(conn: sqlite3.Connection, corpus: Path, item_id: str, note: str | Non
     item = _item(conn, item_id, corpus)
     raw = _chapter(conn, item.source_file)
     if item.kind == "fix":
-        d = decision("accept", item.source_file, raw, item.start, item.end, fix=item.fix, target=item.citation, note=note)
+        # the engine's reading kept, written down: what the decision teaches the channel
+        d = decision("accept", item.source_file, raw, item.start, item.end, fix=item.fix, reading=item.after,
+                     target=item.citation, note=note)
     else:
         d = decision("set", item.source_file, raw, item.start, item.end, reading=item.after, fix=item.fix,
                      target=item.citation, note=note)

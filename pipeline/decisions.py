@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-from ..files import remove_stale, temporary
+from .files import remove_stale, temporary
 
 ACTIONS = ("set", "accept", "reject", "mark")
 STATUSES = ("not proofread", "problematic", "proofread", "validated")
