@@ -136,7 +136,13 @@ def serve(db: Path, port: int, metadata: Path | None, base_url: str | None, edit
     if edit and token is not None and len(token) < MIN_TOKEN:
         _fail(f"the token is too short to guard writes: give at least {MIN_TOKEN} characters "
               "(or none: a random one is made)", 2)
-    args = [sys.executable, "-m", "datasette", *datasette_serve_args(db, port, metadata or SCHEMA_DIR / "metadata.yml")]
+    metadata = metadata or SCHEMA_DIR / "metadata.yml"
+    if edit and not all(name in (metadata.read_text(encoding="utf-8") if metadata.is_file() else "")
+                        for name in EDIT_ENV):
+        _fail(f"{metadata} does not give the plugin the edit settings: --edit needs its plugins: academie: edit_corpus "
+              "and edit_token read from $ACADEMIE_EDIT_CORPUS and $ACADEMIE_EDIT_TOKEN, as schema/metadata.yml has them",
+              2)
+    args = [sys.executable, "-m", "datasette", *datasette_serve_args(db, port, metadata)]
     # the plugin reads these through the metadata's {"$env": …}
     os.environ["ACADEMIE_BASE_URL"] = (base_url or f"http://127.0.0.1:{port}").rstrip("/")
     for name in EDIT_ENV:  # never inherited: only --edit turns the review page on

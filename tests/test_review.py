@@ -522,14 +522,24 @@ def test_serve_edit_prints_the_review_page_with_its_token_and_never_serves_the_t
                            "random one is made)"),
     (["--corpus", "nowhere"], "error: nowhere: no corpus folder here; give the one the database was built from "
                               "(--corpus)"),
+    (["--metadata", "{older}"], "error: {older} does not give the plugin the edit settings: --edit needs its plugins: "
+                                "academie: edit_corpus and edit_token read from $ACADEMIE_EDIT_CORPUS and "
+                                "$ACADEMIE_EDIT_TOKEN, as schema/metadata.yml has them"),
 ])
-def test_serve_edit_refuses_a_short_token_and_a_missing_corpus(built_db, options, error):
+def test_serve_edit_refuses_a_short_token_a_missing_corpus_and_metadata_without_its_settings(built_db, tmp_path,
+                                                                                             options, error):
     import subprocess
     import sys
 
+    # metadata written before --edit: the plugin would never hear of the token
+    older = tmp_path / "metadata.yml"
+    text = (ROOT / "schema" / "metadata.yml").read_text(encoding="utf-8")
+    older.write_text(re.sub(r"    edit_corpus:\n.*\n    edit_token:\n.*\n", "", text), encoding="utf-8")
+    assert "ACADEMIE_BASE_URL" in older.read_text(encoding="utf-8") and "ACADEMIE_EDIT_TOKEN" not in older.read_text(encoding="utf-8")
+    options = [o.format(older=older) for o in options]
     proc = subprocess.run([sys.executable, "-m", "pipeline.cli", "serve", "--db", str(built_db), "--edit", *options],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert (proc.returncode, proc.stderr) == (2, error + "\n")
+    assert (proc.returncode, proc.stderr) == (2, error.format(older=older) + "\n")
 
 
 def _decided(corpus: Path) -> list[tuple]:
