@@ -58,8 +58,10 @@ class Editor:
         self.cookies: dict[str, str] = {}
 
     def _keep(self, r):
-        for name, value in r.cookies.items():
-            if value:
+        # as a browser does: a cookie set is kept, one set empty to expire is dropped
+        for header in r.headers.get_list("set-cookie"):
+            name, _, value = header.split(";", 1)[0].partition("=")
+            if value.strip('"'):
                 self.cookies[name] = value
             else:
                 self.cookies.pop(name, None)
@@ -804,3 +806,20 @@ def test_a_proof_file_mended_badly_by_hand_is_said_not_a_500(editing):
     assert room.ds.unsign(ed.cookies["ds_messages"], "messages") == [[
         "nothing written: 002_88808cca03487927.jsonl:1: not a decision: Decision.__init__() missing 4 required "
         "positional arguments: 'file', 'start', 'end', and 'text'", room.ds.ERROR]]
+
+
+def test_a_failed_rebuild_is_said_and_can_be_asked_for_again(editing, db):
+    room, corpus, started = editing
+    ed = Editor(room).login()
+    ed.decide("reject", queue(db, corpus, limit=1)[0].id)
+    rebuild = room.ds._academie_rebuild
+    rebuild.running, rebuild.error = False, "002_88808cca03487927.txt: error: empty file: no text to read"
+    page = ed.get("/review").text
+    assert ('<p class="pending" id="pending" role="status">1 decision pending a rebuild; the last rebuild failed: '
+            "002_88808cca03487927.txt: error: empty file: no text to read</p>") in page
+    assert '<form method="post" action="/review" id="form-rebuild">' in page
+    r = ed.post({"csrftoken": ed.csrftoken(), "action": "rebuild", "n": "1"})
+    assert (r.status_code, r.headers["location"], started) == (303, "/review", [1, 1])
+    assert ed.messages() == ["rebuilding the database"]
+    assert len(decisions_in(corpus)) == 1  # asking for a rebuild decides nothing
+    assert 'id="form-rebuild"' not in ed.get("/review").text  # one is running
