@@ -101,6 +101,11 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
         sys.exit(1)
 
 
+# `academie serve --edit` passes the plugin its corpus and token through these
+EDIT_ENV = ("ACADEMIE_EDIT_CORPUS", "ACADEMIE_EDIT_TOKEN")
+MIN_TOKEN = 16  # characters: a token shorter than this is a password one could guess
+
+
 @cli.command()
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 @click.option("--port", default=8001, show_default=True)
@@ -108,17 +113,50 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
 @click.option("--base-url", default=None,
               help="The address the reading room's own links give out (default: http://127.0.0.1:PORT); "
                    "set it when a proxy serves it elsewhere. Never taken from a request.")
-def serve(db: Path, port: int, metadata: Path | None, base_url: str | None):
-    """Serve the database with Datasette, read-only, on 127.0.0.1."""
+@click.option("--edit", is_flag=True,
+              help="Add the review page (/review), where an editor decides the queue's items; each decision is "
+                   "written into the corpus's proofs/ and the database rebuilt. Every write needs the token printed "
+                   "at start-up.")
+@click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True, type=click.Path(path_type=Path),
+              help="With --edit: the corpus the database was built from, whose proofs/ the decisions go into")
+@click.option("--token", default=None, envvar="ACADEMIE_TOKEN",
+              help=f"With --edit: the token every write needs, at least {MIN_TOKEN} characters "
+                   "(default: $ACADEMIE_TOKEN, else a random one)")
+def serve(db: Path, port: int, metadata: Path | None, base_url: str | None, edit: bool, corpus: Path,
+          token: str | None):
+    """Serve the database with Datasette, read-only, on 127.0.0.1; with --edit, the
+    review page too."""
     from .publish.write import SCHEMA_DIR
 
     if not db.exists():
         click.echo(f"error: {db}: no database; run 'academie build' first", err=True)
         sys.exit(2)
-    args = [sys.executable, "-m", "datasette", *datasette_serve_args(db, port, metadata or SCHEMA_DIR / "metadata.yml")]
-    # the plugin reads it through the metadata's {"$env": "ACADEMIE_BASE_URL"}
+    if edit and not corpus.is_dir():
+        _fail(f"{corpus}: no corpus folder here; give the one the database was built from (--corpus)", 2)
+    if edit and token is not None and len(token) < MIN_TOKEN:
+        _fail(f"the token is too short to guard writes: give at least {MIN_TOKEN} characters "
+              "(or none: a random one is made)", 2)
+    metadata = metadata or SCHEMA_DIR / "metadata.yml"
+    if edit and not all(name in (metadata.read_text(encoding="utf-8") if metadata.is_file() else "")
+                        for name in EDIT_ENV):
+        _fail(f"{metadata} does not give the plugin the edit settings: --edit needs its plugins: academie: edit_corpus "
+              "and edit_token read from $ACADEMIE_EDIT_CORPUS and $ACADEMIE_EDIT_TOKEN, as schema/metadata.yml has them",
+              2)
+    args = [sys.executable, "-m", "datasette", *datasette_serve_args(db, port, metadata)]
+    # the plugin reads these through the metadata's {"$env": …}
     os.environ["ACADEMIE_BASE_URL"] = (base_url or f"http://127.0.0.1:{port}").rstrip("/")
+    for name in EDIT_ENV:  # never inherited: only --edit turns the review page on
+        os.environ.pop(name, None)
     click.echo(f"The reading room: http://127.0.0.1:{port}/  (the tables: http://127.0.0.1:{port}/{db.stem})", err=True)
+    if edit:
+        import secrets
+        from urllib.parse import quote
+
+        token = token or secrets.token_urlsafe(24)
+        os.environ["ACADEMIE_EDIT_CORPUS"] = str(corpus.resolve())
+        os.environ["ACADEMIE_EDIT_TOKEN"] = token
+        click.echo(f"The review page: http://127.0.0.1:{port}/review?token={quote(token, safe='')}  (decisions go "
+                   f"into {corpus / 'proofs'}/; every write needs this token)", err=True)
     os.execv(sys.executable, args)
 
 

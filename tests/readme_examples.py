@@ -10,9 +10,9 @@ use: running it writes that file. Other commands (``curl``) are shown, not run.
 The commands run in order in a fresh folder with a copy of the project's ``corpus``
 (the proofreading examples write decisions into it) and its ``tests``, so ``academie
 build`` there writes ``build/academie.db`` and the commands after it read it.
-``academie serve`` is started, its first line read, and stopped. What changes at every
-run is masked on both sides before comparing: times, and the ids of decisions made
-from them.
+``academie serve`` is started, as many lines read as the example shows (at least one),
+and stopped. What changes at every run is masked on both sides before comparing:
+times, the ids of decisions made from them, and the token of ``serve --edit``.
 
 ``python tests/readme_examples.py`` rewrites the outputs of the examples that no
 longer match (``make readme``): review the diff, restore the ``…`` you want, commit
@@ -84,7 +84,8 @@ def environment() -> dict[str, str]:
             "COLUMNS": "200", "TERM": "dumb", "ACADEMIE_EDITOR": "marie"}
 
 
-_VOLATILE = [(re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"), "<when>"), (re.compile(r"\bd[0-9a-f]{8}\b"), "<id>")]
+_VOLATILE = [(re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"), "<when>"), (re.compile(r"\bd[0-9a-f]{8}\b"), "<id>"),
+             (re.compile(r"\btoken=[A-Za-z0-9_%.~-]+"), "token=<token>")]
 
 
 def mask(line: str) -> str:
@@ -101,17 +102,17 @@ def run(example: Example, folder: Path, timeout: float = 300) -> list[str]:
         return list(example.expected)
     argv = [sys.executable, "-m", "pipeline.cli", *words[1:]]
     if words[1] == "serve":
-        return _first_line_of_serve(argv, folder)
+        return _first_lines_of_serve(argv, folder, max(1, len(example.expected)))
     proc = subprocess.run(argv, cwd=folder, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, encoding="utf-8", timeout=timeout)
     return proc.stdout.rstrip("\n").split("\n") if proc.stdout else []
 
 
-def _first_line_of_serve(argv: list[str], folder: Path) -> list[str]:
+def _first_lines_of_serve(argv: list[str], folder: Path, n: int) -> list[str]:
     proc = subprocess.Popen(argv, cwd=folder, env=environment(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, encoding="utf-8")
     try:
-        return [proc.stderr.readline().rstrip("\n")]
+        return [proc.stderr.readline().rstrip("\n") for _ in range(n)]
     finally:
         proc.terminate()
         proc.wait(timeout=20)

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 pytestmark = pytest.mark.slow
 
 PREFIXES = ["/", "/index.json", "/chapter/", "/chapter/1", "/chapter/1.json", "/cite/", "/cite/aduj:whist.13",
-            "/cite/aduj:whist.13.json", "/game/", "/game/whist", "/game/whist.json", "/search", "/search.json",
+            "/cite/aduj:whist.13.json", "/game/", "/game/whist", "/game/whist.json", "/search", "/search.json", "/review", "/review.json",
             "/academie", "/academie.json", "/academie/passages", "/academie/passages.json", "/academie/passages/1",
             "/academie/corrections/", "/academie/article", "/academie/search.json", "/academie/corrections_of",
             "/-/", "/-/versions.json", "/-/metadata.json", "/x", "/../", "/%2e%2e/"]

@@ -1,6 +1,6 @@
 """What an editor does, as functions the command line and the reading room share:
 rank what to look at first (``queue``), and write decisions (``accept``, ``reject``,
-``set_reading``, ``mark``), each found in the built database and written into the
+``set_item``, ``set_reading``, ``mark``), each found in the built database and written into the
 corpus's proof files. The database is read only; the next build applies the
 decisions.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +128,21 @@ def reject(conn: sqlite3.Connection, corpus: Path, item_id: str, note: str | Non
     item = _item(conn, item_id, corpus)
     raw = _chapter(conn, item.source_file)
     return _write(corpus, decision("reject", item.source_file, raw, item.start, item.end, fix=item.fix,
+                                   target=item.citation, note=note))
+
+
+def set_item(conn: sqlite3.Connection, corpus: Path, item_id: str, reading: str,
+             note: str | None = None) -> tuple[Path, Decision]:
+    """What the page prints where the item is: the span the engine fixed, or the word
+    it made a suggestion for (the reading room's 'type a reading')."""
+    if not reading.strip():
+        raise ReviewError("no reading typed: type what the page prints, or accept or reject the engine's reading")
+    if any(unicodedata.category(c).startswith("C") for c in reading):
+        raise ReviewError(f"{reading!r} has a control character (a line break, a tab…): type the words as printed, "
+                          "on one line")
+    item = _item(conn, item_id, corpus)
+    raw = _chapter(conn, item.source_file)
+    return _write(corpus, decision("set", item.source_file, raw, item.start, item.end, reading=reading, fix=item.fix,
                                    target=item.citation, note=note))
 
 
