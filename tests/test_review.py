@@ -32,7 +32,7 @@ from itsdangerous import URLSafeSerializer
 from markupsafe import escape
 
 from pipeline.build import build
-from pipeline.proof.decisions import load, proof_file
+from pipeline.decisions import load, proof_file
 from pipeline.proof.review import accept, mark, queue, reject
 from pipeline.web.review import SIGNING_NAMESPACE, Rebuild, _fingerprint, clean_span, serve_anew
 from tests.helpers import CORPUS, ROOT, SHOTS, ReadingRoom, chromium, serving, serving_process
@@ -216,7 +216,7 @@ def test_each_action_writes_its_decision_and_brings_one_rebuild(editing, db):
            if d.id != load(proof_file(corpus, top.source_file))[0].id]
     page_407 = db.execute("SELECT g.raw_start, g.head_end FROM pages g JOIN chapters c ON c.id = g.chapter_id "
                           "WHERE c.source_file = '002_88808cca03487927.txt' AND g.number = 407").fetchone()
-    expected = [("accept", fix.source_file, fix.start, fix.end, None, fix.fix, None, fix.citation),
+    expected = [("accept", fix.source_file, fix.start, fix.end, fix.after, fix.fix, None, fix.citation),
                 ("set", suggestion.source_file, suggestion.start, suggestion.end, suggestion.after, suggestion.fix,
                  None, suggestion.citation),
                 ("set", typed.source_file, typed.start, typed.end, "quelque chose", typed.fix, None, typed.citation),

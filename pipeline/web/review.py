@@ -40,7 +40,7 @@ from datasette.utils.asgi import Request
 from itsdangerous import BadData
 from markupsafe import Markup, escape
 
-from ..proof.decisions import ProofFileError
+from ..decisions import ProofFileError
 from ..proof.review import Item, ReviewError, accept, mark, queue, reject, set_item
 
 REVIEW_PATH = "/review"
