@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-$(DB): $(VENV)/.installed $(wildcard corpus/* corpus/checks/*.py) $(wildcard pipeline/*.py pipeline/*/*.py pipeline/data/*) schema/academie.sql
+$(DB): $(VENV)/.installed $(wildcard corpus/* corpus/checks/*.py corpus/proofs/*.jsonl) $(wildcard pipeline/*.py pipeline/*/*.py pipeline/data/*) schema/academie.sql
 	$(BIN)/academie build --corpus corpus --db $(DB)
 
 build: $(DB)
