@@ -427,6 +427,34 @@ def evaluate(gold_dir: Path, db: Path, broken: bool):
         click.echo(f"  decisions to get half-way to all of them: the queue {e.queue_half}, reading order {e.reading_half}")
 
 
+# -- exports ------------------------------------------------------------------------------------
+
+@cli.group()
+def export():
+    """Write the edition in an exchange format."""
+
+
+@export.command(name="tei")
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+@click.option("--out", "out", default="build/tei", show_default=True, type=click.Path(path_type=Path),
+              help="Folder of the TEI documents, one per edition (<edition>.xml)")
+def export_tei(db: Path, out: Path):
+    """One TEI P5 document per edition, with both the OCR's text and ours (pipeline.publish.tei.export)."""
+    from .publish.tei import ExportError, export as write_tei
+
+    if out.exists() and not out.is_dir():
+        _fail(f"{out}: a file, not a folder; give the folder the documents go into")
+    try:
+        written = _read_db(db, write_tei, out)
+    except ExportError as exc:
+        _fail(f"{db}: cannot be written as TEI: {exc}")
+    except OSError as exc:
+        _fail(f"{out}: cannot write there: {exc.strerror or exc}")
+    for w in written:
+        chapters = f"{w.chapters} chapter{'s' if w.chapters != 1 else ''}"
+        click.echo(f"{w.path}: edition {w.edition}, {chapters}, {w.passages} passages, {w.pages} printed pages")
+
+
 # -- proofreading -----------------------------------------------------------------------------
 
 @cli.group()
