@@ -1029,7 +1029,19 @@ def cite_units(plain, tree: str | None = None) -> list[Unit]:
                 walk(node, children, unit, level + 1)
 
     walk(plain.getroot(), trees[tree], None, 1)
-    return out
+    # pre-order, depth first: the units of a game continued in a later chapter follow its first ones
+    children: dict[str | None, list[Unit]] = {}
+    for u in out:
+        children.setdefault(u.parent, []).append(u)
+    ordered: list[Unit] = []
+
+    def visit(parent: str | None) -> None:
+        for u in children.get(parent, []):
+            ordered.append(u)
+            visit(u.identifier)
+
+    visit(None)
+    return ordered
 
 
 def citation_trees_json(plain) -> list[dict]:
