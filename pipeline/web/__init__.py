@@ -26,7 +26,7 @@ from urllib.parse import unquote
 from datasette import Response, hookimpl
 from markupsafe import Markup, escape
 
-from . import downloads
+from . import downloads, dts
 from ..fixes import fix_names
 from ..publish.queries import PASSAGE_SQL
 from ..segment.citations import citation_path as cite_url
@@ -44,6 +44,7 @@ def register_routes():
         (r"^/game/(?P<slug>[a-z0-9-]+?)(?P<json>\.json)?$", game),
         (r"^/search(?P<json>\.json)?$", search),
         *downloads.ROUTES,  # the edition's files (pipeline/web/downloads.py)
+        *dts.ROUTES,  # Distributed Text Services 1.0 under /dts/ (pipeline/web/dts.py)
     ]
 
 
