@@ -142,14 +142,20 @@ def datasette_serve_args(db: Path, port: int, metadata: Path) -> list[str]:
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the passage as JSON")
 @click.option("--url", "as_url", is_flag=True, help="Print the passage's URL in the reading room")
+@click.option("--tei", "as_tei", is_flag=True, help="Print the passage's TEI, as academie export tei writes it")
 @click.option("--base-url", "base", default="http://127.0.0.1:8001", show_default=True,
               help="Where the reading room is served")
-def cite(reference: str, db: Path, as_json: bool, as_url: bool, base: str):
+def cite(reference: str, db: Path, as_json: bool, as_url: bool, as_tei: bool, base: str):
     """Print the passage a REFERENCE names: 'Whist, art. 13', 'whist 13', 'aduj:whist.13'."""
     from .segment.citations import citation_path
     from .publish.lookup import cite as find
 
     row = _read_db(db, find, reference)
+    if as_tei:
+        from .publish.tei import passage_tei
+
+        click.echo(_read_db(db, passage_tei, row["citation"]))
+        return
     if as_url:
         click.echo(base.rstrip("/") + citation_path(row["citation"]))
         return

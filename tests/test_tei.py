@@ -313,3 +313,51 @@ def test_the_schema_does_refuse_what_tei_does_not_allow(tei_all, documents):
     article.getparent().append(etree.Element(f"{{{tei.TEI_NS}}}p"))
     assert not tei_all.validate(doc.getroottree())
     assert re.search(r"\bdiv\b", str(tei_all.error_log))
+
+
+# -- the command (slow: a process each) ---------------------------------------------------------------
+
+def _academie(*args):
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONUTF8": "1", "PYTHONPATH": str(ROOT)}, timeout=300)
+
+
+@pytest.mark.slow
+def test_academie_export_tei_writes_and_says_what(built_db, documents, tmp_path):
+    out = tmp_path / "tei"
+    proc = _academie("export", "tei", "--db", built_db, "--out", out)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    lines = proc.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == [str(out / f"{e}.xml") for e in sorted(documents)]
+    for e, tree in documents.items():
+        assert (out / f"{e}.xml").read_bytes() == tei.tei_bytes(tree)
+    assert sorted(p.name for p in out.iterdir()) == [f"{e}.xml" for e in sorted(documents)]  # no temporary left
+
+
+@pytest.mark.slow
+def test_academie_export_tei_on_what_it_cannot_use(built_db, tmp_path):
+    proc = _academie("export", "tei", "--db", tmp_path / "none.db", "--out", tmp_path / "tei")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == f"error: {tmp_path / 'none.db'}: no database here; build it first with " \
+                          f"'academie build --db {tmp_path / 'none.db'}'\n"
+    (tmp_path / "file").write_text("x")
+    proc = _academie("export", "tei", "--db", built_db, "--out", tmp_path / "file")
+    assert (proc.returncode, proc.stderr) == (1, f"error: {tmp_path / 'file'}: a file, not a folder; give the "
+                                                 "folder the documents go into\n")
+    assert not (tmp_path / "tei").exists()
+
+
+@pytest.mark.slow
+def test_academie_cite_tei_prints_the_passage_s_element(built_db, documents):
+    proc = _academie("cite", "Whist, art. 13", "--tei", "--db", built_db)
+    assert proc.returncode == 0, proc.stderr
+    element = etree.fromstring(proc.stdout)
+    assert element.get(tei.XML_ID) == "whist.13"
+    expected = documents["aduj"].getroot().xpath("//*[@xml:id='whist.13']")[0]
+    assert proc.stdout == etree.tostring(expected, encoding="unicode", with_tail=False) + "\n"

@@ -272,9 +272,9 @@ class _Seg:
 class _Builder:
     """Builds one edition's TEI body, chapter by chapter."""
 
-    def __init__(self, chapters: list[_Chapter], fixes: dict[str, dict]):
+    def __init__(self, chapters: list[_Chapter]):
         self.chapters = chapters
-        self.fixes = fixes
+        self.floating: list[_Passage] = []  # footnotes called by none, to be placed once no article is open
         self.page_names: dict[int, str] = {}  # page row id → its pb/@n, unique in the edition
         self.ids: set[str] = set()
         used: dict[str, int] = {}
@@ -514,7 +514,6 @@ class _Builder:
         """The chapter's div: its page text, passage by passage, in games, sections,
         articles and glossaries, with what lies between them."""
         _attach_notes(ch)
-        self.floating = []
         div = _sub(body, "div", type="chapter", n=ch.row["number"], corresp=f"#{file_id}")
         st = _Open(div)
         inside = [(p.start, p.end) for p in ch.passages if p.nested_in is None]
@@ -761,7 +760,7 @@ def edition_tei(conn: sqlite3.Connection, edition_id: str) -> etree._ElementTree
     tei[0].tail = "\n"
     text = _sub(tei, "text")
     body = _sub(text, "body")
-    builder = _Builder(chapters, {f["name"]: f for f in fixes})
+    builder = _Builder(chapters)
     builder.ids.update({"fixes", *(f["name"] for f in fixes), *(f"kind.{f['kind']}" for f in fixes), *file_ids,
                         tei.get(XML_ID)})
     for ch, ident in zip(chapters, file_ids):
@@ -769,6 +768,16 @@ def edition_tei(conn: sqlite3.Connection, edition_id: str) -> etree._ElementTree
         body[-1].tail = "\n"
     body.text = "\n"
     return etree.ElementTree(tei)
+
+
+def passage_tei(conn: sqlite3.Connection, citation: str) -> str:
+    """A passage's element as the export writes it (an article's div, a paragraph …)."""
+    edition, _, ref = citation.partition(":")
+    tree = edition_tei(conn, edition)
+    found = tree.getroot().xpath("//*[@xml:id = $id]", id=xml_id(ref))
+    if not found:
+        raise ExportError(f"no element for {citation!r} in the TEI of {edition}")
+    return etree.tostring(found[0], encoding="unicode", with_tail=False)
 
 
 def tei_bytes(tree: etree._ElementTree) -> bytes:
