@@ -340,3 +340,39 @@ def test_a_client_walks_from_the_entry_point_to_whist_13(room):
     assert text.startswith("13. ") and "Personne ne doit prendre les cartes" in text
     assert "Personne ne doit prendre les caries" in tei.read_raw(wrapped(doc))  # what the OCR printed is there too
     assert art13["@id"] == f"{BASE}/cite/aduj:whist.13"
+
+
+# -- the README's examples, against the real answers ----------------------------------------------------
+
+def _identifiers_but_paragraphs(room) -> list[str]:
+    members = room.get("/dts/navigation?resource=aduj&ref=whist&down=1").json()["member"]
+    return [m["identifier"] for m in members if m["citeType"] != "paragraph"][:5]
+
+
+def _headers(room, path: str) -> list[str]:
+    r = room.get(path)
+    return [f"HTTP/1.1 {r.status_code} {r.reason_phrase}",
+            *(f"{k}: {v}" for k, v in r.headers.items() if k.lower() in ("content-type", "link"))]
+
+
+# each `$ curl` example of the README's DTS section → what it prints, computed from the answer
+README_EXAMPLES = {
+    "curl -s http://127.0.0.1:8001/dts/": lambda room: room.get("/dts/").text.split("\n"),
+    "curl -s 'http://127.0.0.1:8001/dts/navigation?resource=aduj&ref=whist&down=1' | jq -r '.member[] | "
+    "select(.citeType != \"paragraph\") | .identifier' | head -5": _identifiers_but_paragraphs,
+    "curl -s 'http://127.0.0.1:8001/dts/navigation?resource=aduj&ref=whist.13' | jq .ref":
+        lambda room: json.dumps(room.get("/dts/navigation?resource=aduj&ref=whist.13").json()["ref"], indent=2,
+                                ensure_ascii=False).split("\n"),
+    "curl -s -D - -o /dev/null 'http://127.0.0.1:8001/dts/document?resource=aduj&ref=whist.13' | grep -i -E "
+    "'^(HTTP|content-type|link)'": lambda room: _headers(room, "/dts/document?resource=aduj&ref=whist.13"),
+}
+
+
+def test_the_readme_s_dts_examples_print_what_the_reading_room_answers(room):
+    from tests.readme_examples import README, examples
+
+    shown = {ex.command: ex.expected for ex in examples(README.read_text(encoding="utf-8"))
+             if ex.command.startswith("curl") and "/dts/" in ex.command}
+    assert set(shown) == set(README_EXAMPLES)
+    for command, expected in shown.items():
+        assert README_EXAMPLES[command](room) == expected, command
