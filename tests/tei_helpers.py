@@ -105,3 +105,30 @@ def made_up_db(path: Path) -> Path:
     conn.commit()
     conn.close()
     return path
+
+
+# A chapter for the real build: a footnote no text calls, printed in the middle of an
+# article that runs on to the next page, and one printed far from its call, after the
+# paragraph that follows the next article.
+NOTES = """BOS 41
+
+BOSTON (jeu du).
+
+Règles du jeu de Boston.
+
+1. Celui qui donne mal paye une fiche à chacun des joueurs (1), et celui qui renonce paye le double; si le joueur
+
+(2) Une note que rien n'appelle.
+
+BOS 42
+
+qui a la main ne joue pas, il perd sa mise.
+
+2. Le joueur qui renonce paye le double & perd la partie.
+
+Après l'article deux vient un paragraphe qui l'explique.
+
+(1) La note de l'article premier, imprimée loin de son appel.
+
+3. On ne peut plus revenir sur la donne lorsque la première carte est jouée.
+"""

@@ -17,7 +17,7 @@ from pipeline.clean.evaluate import page_text
 from pipeline.fixes import fix_names
 from pipeline.publish import tei
 from tests.helpers import METADATA
-from tests.tei_helpers import ARTICLE_CLEAN, ARTICLE_TEI, RAW, made_up_db
+from tests.tei_helpers import ARTICLE_CLEAN, ARTICLE_TEI, NOTES, RAW, made_up_db
 
 NS = {"t": tei.TEI_NS}
 
@@ -37,6 +37,28 @@ def made_up(tmp_path_factory) -> etree._ElementTree:
     conn = sqlite3.connect(made_up_db(tmp_path_factory.mktemp("tei") / "made_up.db"))
     try:
         return tei.edition_tei(conn, "ndj")
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="session")
+def notes_db(tmp_path_factory, res):
+    """tests.tei_helpers.NOTES, built by the real build."""
+    from pipeline.build import build
+
+    corpus = tmp_path_factory.mktemp("notes")
+    (corpus / "notes.txt").write_text(NOTES, encoding="utf-8")
+    report = build(corpus, corpus / "notes.db", res=res)
+    assert not report.errors, report.errors
+    return corpus / "notes.db"
+
+
+@pytest.fixture(scope="session")
+def notes(notes_db) -> etree._ElementTree:
+    conn = sqlite3.connect(notes_db)
+    try:
+        (edition,) = tei.editions(conn)
+        return tei.edition_tei(conn, edition["id"])
     finally:
         conn.close()
 
@@ -243,6 +265,27 @@ def test_line_ends_hyphens_page_breaks_corrections_and_a_footnote_as_written(mad
     assert reading.clean == ARTICLE_CLEAN + "\n(1) La\x0cnote."
 
 
+def test_a_footnote_nobody_calls_follows_the_article_it_is_printed_in(notes, notes_db):
+    conn = sqlite3.connect(notes_db)
+    rows = conn.execute("SELECT citation, kind, note_for, text_clean, chapter_id FROM passages ORDER BY seq").fetchall()
+    conn.close()
+    assert [(c, k, n) for c, k, n, _, _ in rows if k == "footnote"] == [
+        ("unknown:boston.p41.n2", "footnote", None), ("unknown:boston.1.n1", "footnote", "unknown:boston.1")]
+    root = notes.getroot()
+    article = root.xpath("//t:div[@xml:id='boston.1']", namespaces=NS)[0]
+    uncalled = article.getnext()
+    assert (tei.local(uncalled), uncalled.get(tei.XML_ID), uncalled.get("n")) == ("note", "boston.p41.n2", "p41.n2")
+    assert len(article.xpath(".//t:anchor[@corresp='#boston.p41.n2']", namespaces=NS)) == 1
+    called = article.xpath("t:p/t:note", namespaces=NS)
+    assert [n.get(tei.XML_ID) for n in called] == ["boston.1.n1"]
+    assert root.xpath("//t:div[@xml:id='boston.2']/t:anchor/@corresp", namespaces=NS) == ["#boston.1.n1"]
+    (reading,) = tei.chapter_readings(notes)
+    assert reading.raw == NOTES
+    assert reading.clean == "\n".join(r[3] for r in rows)
+    units = {u.identifier: u for u in tei.cite_units(tei.plain_copy(notes))}
+    assert (units["boston.p41.n2"].parent, units["boston.1.n1"].parent) == ("boston", "boston.1")
+
+
 def test_the_readings_follow_the_rules_the_module_states():
     E = lambda xml: etree.fromstring(f'<p xmlns="{tei.TEI_NS}">{xml}</p>')  # noqa: E731
     # a run of breaks is one space, or nothing when one says break="no"
@@ -299,8 +342,8 @@ def tei_all() -> etree.RelaxNG:
 
 
 @pytest.mark.slow
-def test_every_document_is_valid_tei(tei_all, documents, made_up):
-    for name, tree in [*documents.items(), ("made up", made_up)]:
+def test_every_document_is_valid_tei(tei_all, documents, made_up, notes):
+    for name, tree in [*documents.items(), ("made up", made_up), ("notes", notes)]:
         valid = tei_all.validate(etree.fromstring(tei.tei_bytes(tree)).getroottree())
         assert valid, (name, [f"{e.line}: {e.message}" for e in tei_all.error_log][:10])
 
