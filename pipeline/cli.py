@@ -180,14 +180,20 @@ def datasette_serve_args(db: Path, port: int, metadata: Path) -> list[str]:
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the passage as JSON")
 @click.option("--url", "as_url", is_flag=True, help="Print the passage's URL in the reading room")
+@click.option("--tei", "as_tei", is_flag=True, help="Print the passage's TEI, as academie export tei writes it")
 @click.option("--base-url", "base", default="http://127.0.0.1:8001", show_default=True,
               help="Where the reading room is served")
-def cite(reference: str, db: Path, as_json: bool, as_url: bool, base: str):
+def cite(reference: str, db: Path, as_json: bool, as_url: bool, as_tei: bool, base: str):
     """Print the passage a REFERENCE names: 'Whist, art. 13', 'whist 13', 'aduj:whist.13'."""
     from .segment.citations import citation_path
     from .publish.lookup import cite as find
 
     row = _read_db(db, find, reference)
+    if as_tei:
+        from .publish.tei import passage_tei
+
+        click.echo(_read_db(db, passage_tei, row["citation"]))
+        return
     if as_url:
         click.echo(base.rstrip("/") + citation_path(row["citation"]))
         return
@@ -463,6 +469,34 @@ def evaluate(gold_dir: Path, db: Path, broken: bool):
         for label, cers in (("  queue", e.queue_cer), ("  reading order", e.reading_cer)):
             click.echo(f"{label:<{len(e.chapter) + len(str(e.items)) + 9}}" + "".join(f"{c:>8.2%}" for c in cers))
         click.echo(f"  decisions to get half-way to all of them: the queue {e.queue_half}, reading order {e.reading_half}")
+
+
+# -- exports ------------------------------------------------------------------------------------
+
+@cli.group()
+def export():
+    """Write the edition in an exchange format."""
+
+
+@export.command(name="tei")
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+@click.option("--out", "out", default="build/tei", show_default=True, type=click.Path(path_type=Path),
+              help="Folder of the TEI documents, one per edition (<edition>.xml)")
+def export_tei(db: Path, out: Path):
+    """One TEI P5 document per edition, with both the OCR's text and ours (pipeline.publish.tei.export)."""
+    from .publish.tei import ExportError, export as write_tei
+
+    if out.exists() and not out.is_dir():
+        _fail(f"{out}: a file, not a folder; give the folder the documents go into")
+    try:
+        written = _read_db(db, write_tei, out)
+    except ExportError as exc:
+        _fail(f"{db}: cannot be written as TEI: {exc}")
+    except OSError as exc:
+        _fail(f"{out}: cannot write there: {exc.strerror or exc}")
+    for w in written:
+        chapters = f"{w.chapters} chapter{'s' if w.chapters != 1 else ''}"
+        click.echo(f"{w.path}: edition {w.edition}, {chapters}, {w.passages} passages, {w.pages} printed pages")
 
 
 # -- proofreading -----------------------------------------------------------------------------

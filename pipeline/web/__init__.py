@@ -28,6 +28,7 @@ from urllib.parse import unquote
 from datasette import Response, hookimpl
 from markupsafe import Markup, escape
 
+from . import downloads, dts
 from ..fixes import fix_names
 from ..publish.queries import PASSAGE_SQL
 from ..segment.citations import citation_path as cite_url
@@ -46,6 +47,8 @@ def register_routes():
         (r"^/game/(?P<slug>[a-z0-9-]+?)(?P<json>\.json)?$", game),
         (r"^/search(?P<json>\.json)?$", search),
         (r"^/review(?P<json>\.json)?$", review_page),
+        *downloads.ROUTES,  # the edition's files (pipeline/web/downloads.py)
+        *dts.ROUTES,  # Distributed Text Services 1.0 under /dts/ (pipeline/web/dts.py)
     ]
 
 
@@ -326,7 +329,8 @@ async def home(datasette, request):
         e["short_title"] = short_title(e["title"])
         e["chapters"] = [c for c in chapters if c["edition_id"] == e["id"]]
     totals = (await _rows(datasette, "SELECT count(*) AS passages, sum(kind = 'article') AS articles FROM passages"))[0]
-    context = {"editions": [e for e in editions if e["chapters"]], "totals": totals}
+    context = {"editions": [e for e in editions if e["chapters"]], "totals": totals,
+               "downloads": await downloads.files(datasette)}
     return await _page(datasette, request, "academie_home.html", context, bool(request.url_vars.get("json")))
 
 
