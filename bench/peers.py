@@ -1,9 +1,10 @@
-"""Our cleaning against two peer spellcheckers, on the gold chapters: `.venv/bin/python bench/peers.py`.
+"""Our cleaning against three peer spellcheckers, on the gold chapters: `.venv/bin/python bench/peers.py`.
 
 The peers, as the project's issue defines them, each replace every word they do not
 know by their best suggestion:
 
 - pyspellchecker (``SpellChecker(language='fr')``, ``correction()``);
+- Hunspell 1.7 (Debian's hunspell, hunspell-fr-classical), through its pipe mode;
 - SymSpell (symspellpy) over wordfreq's French list (counts = round(freq × 1e9)),
   ``lookup(word, Verbosity.TOP, max_edit_distance=2)``.
 
@@ -147,6 +148,56 @@ class PySpellChecker(Peer):
 
     def suggest(self, lower: str) -> str | None:
         return self.sp.correction(lower)
+
+
+class HunspellPeer(Peer):
+    """Hunspell 1.7 with Debian's French dictionary (hunspell, hunspell-fr-classical:
+    the 'classique' spelling, closest to the books'), through its ispell pipe mode
+    (`hunspell -a`): the C engine itself, one process, a word a line."""
+
+    name = "hunspell"
+    DICTIONARY = "fr_FR"
+
+    def load(self) -> None:
+        import shutil
+
+        if not shutil.which("hunspell"):
+            raise ImportError("hunspell is not installed (Debian: apt-get install hunspell hunspell-fr-classical; "
+                              "make bench does)")
+        self.proc = subprocess.Popen(["hunspell", "-d", self.DICTIONARY, "-a", "-i", "utf-8"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+        banner = self.proc.stdout.readline()
+        if "Hunspell" not in banner:
+            raise ImportError(f"hunspell -d {self.DICTIONARY} did not start: {banner.strip()!r}")
+        self.last: tuple[str, tuple[bool, str | None]] = ("", (True, None))
+        self.dictionary = f"Debian's {self.DICTIONARY} (hunspell-fr-classical), {banner.strip()}"
+
+    def _ask(self, lower: str) -> tuple[bool, str | None]:
+        # no cache across runs, as for the other peers (Peer.correct keeps a memo per
+        # run): only the last answer, asked again by suggest() after known()
+        hit = self.last[1] if self.last[0] == lower else None
+        if hit is None:
+            # '^' keeps a word from being read as a pipe-mode command
+            self.proc.stdin.write("^" + lower + "\n")
+            self.proc.stdin.flush()
+            lines = []
+            while (line := self.proc.stdout.readline()) not in ("\n", ""):
+                lines.append(line.rstrip("\n"))
+            first = lines[0] if lines else "*"
+            if first[:1] in "*+-":
+                hit = (True, None)
+            elif first.startswith("&"):
+                hit = (False, first.split(": ", 1)[1].split(", ")[0])
+            else:
+                hit = (False, None)
+            self.last = (lower, hit)
+        return hit
+
+    def known(self, lower: str) -> bool:
+        return self._ask(lower)[0]
+
+    def suggest(self, lower: str) -> str | None:
+        return self._ask(lower)[1]
 
 
 class SymSpellPeer(Peer):
@@ -308,7 +359,7 @@ def main() -> int:
     load["ours"] = {"seconds": t2 - t0, "lexicon_s": t1 - t0, "resources_and_index_s": t2 - t1,
                     "what": "lexicon (wordfreq 'fr' + period spellings), catalogue, digit model, vocabulary, "
                             "domain terms, corpus word counts, candidate index"}
-    peers: list[Peer] = [PySpellChecker(args.min_len), SymSpellPeer(args.min_len)]
+    peers: list[Peer] = [PySpellChecker(args.min_len), SymSpellPeer(args.min_len), HunspellPeer(args.min_len)]
     for peer in peers:
         progress(f"loading {peer.name}")
         t0 = time.perf_counter()

@@ -27,6 +27,7 @@ from .layout import layout
 from .link import link
 from .link.checks import run_checks
 from .link.stubs import write_package
+from .proof import proof
 from .publish import publish
 from .records import BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout, Segmented
 from .resources import Resources
@@ -46,12 +47,14 @@ def _ingest(path: Path, res: Resources) -> Any:
     return ingest(path, max_bytes=res.max_chapter_bytes or MAX_CHAPTER_BYTES)
 
 
-# One chapter: its file → RawChapter → Layout → Layout (cleaned) → Segmented.
+# One chapter: its file → RawChapter → Layout → Layout (cleaned) → Segmented → Segmented
+# with the editor's decisions (corpus/proofs/) on top of the engine's.
 CHAPTER_STAGES: tuple[Stage, ...] = (
     Stage("ingest", _ingest),
     Stage("layout", layout),
     Stage("clean", clean),
     Stage("segment", segment),
+    Stage("proof", proof),
 )
 # Then the corpus: citations (needing every chapter, so that they never depend on file
 # order), rules and the corpus's checks (link), the database (publish). Named here for
@@ -81,7 +84,7 @@ def process_chapter(path: Path, res: Resources, times: StageTimes | None = None,
 
 def clean_file(path: Path, res: Resources) -> Layout:
     """Any text file, read and cleaned as a chapter: its paragraphs, with what was done."""
-    stages = tuple(s for s in CHAPTER_STAGES if s.name != "segment")
+    stages = tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout", "clean"))
     return process_chapter(path, res, stages=stages)
 
 
@@ -227,7 +230,11 @@ def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict, checks: 
     report.games = len({p.game for p in passages if p.game})
     report.articles = sum(p.kind == "article" for p in passages)
     report.passages = len(passages)
-    kinds = Counter(kind_of(k.fix) for p in passages for k in p.text.corrections())
+    corrections = [k for p in passages for k in p.text.corrections()]
+    kinds = Counter(kind_of(k.fix) for k in corrections)
+    report.decisions = (sum("proof." in k.fix for k in corrections)
+                        + sum(p.status != "not proofread" for p in passages)
+                        + sum(g.status != "not proofread" for c in built for g in c.seg.layout.pages))
     report.corrections = {kind: kinds[kind] for kind in KINDS if kinds[kind]}
     report.rules = len(stubs)
     report.checks = sum(c.agrees is not None for c in checks)

@@ -94,10 +94,16 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
         f"{db}: {report.chapters} chapters, {report.games} games, {report.articles} articles, "
         f"{report.passages} passages, {sum(report.corrections.values())} corrections{f' ({kinds})' if kinds else ''}, "
         f"{report.rules} rules, {report.checks} checks{f' ({report.disagreements} disagree)' if report.checks else ''}, "
+        + (f"{report.decisions} decisions applied, " if report.decisions else "") +
         f"{len(report.warnings)} warnings, {len(report.errors)} errors"
     )
     if report.errors:
         sys.exit(1)
+
+
+# `academie serve --edit` passes the plugin its corpus and token through these
+EDIT_ENV = ("ACADEMIE_EDIT_CORPUS", "ACADEMIE_EDIT_TOKEN")
+MIN_TOKEN = 16  # characters: a token shorter than this is a password one could guess
 
 
 @cli.command()
@@ -107,17 +113,50 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
 @click.option("--base-url", default=None,
               help="The address the reading room's own links give out (default: http://127.0.0.1:PORT); "
                    "set it when a proxy serves it elsewhere. Never taken from a request.")
-def serve(db: Path, port: int, metadata: Path | None, base_url: str | None):
-    """Serve the database with Datasette, read-only, on 127.0.0.1."""
+@click.option("--edit", is_flag=True,
+              help="Add the review page (/review), where an editor decides the queue's items; each decision is "
+                   "written into the corpus's proofs/ and the database rebuilt. Every write needs the token printed "
+                   "at start-up.")
+@click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True, type=click.Path(path_type=Path),
+              help="With --edit: the corpus the database was built from, whose proofs/ the decisions go into")
+@click.option("--token", default=None, envvar="ACADEMIE_TOKEN",
+              help=f"With --edit: the token every write needs, at least {MIN_TOKEN} characters "
+                   "(default: $ACADEMIE_TOKEN, else a random one)")
+def serve(db: Path, port: int, metadata: Path | None, base_url: str | None, edit: bool, corpus: Path,
+          token: str | None):
+    """Serve the database with Datasette, read-only, on 127.0.0.1; with --edit, the
+    review page too."""
     from .publish.write import SCHEMA_DIR
 
     if not db.exists():
         click.echo(f"error: {db}: no database; run 'academie build' first", err=True)
         sys.exit(2)
-    args = [sys.executable, "-m", "datasette", *datasette_serve_args(db, port, metadata or SCHEMA_DIR / "metadata.yml")]
-    # the plugin reads it through the metadata's {"$env": "ACADEMIE_BASE_URL"}
+    if edit and not corpus.is_dir():
+        _fail(f"{corpus}: no corpus folder here; give the one the database was built from (--corpus)", 2)
+    if edit and token is not None and len(token) < MIN_TOKEN:
+        _fail(f"the token is too short to guard writes: give at least {MIN_TOKEN} characters "
+              "(or none: a random one is made)", 2)
+    metadata = metadata or SCHEMA_DIR / "metadata.yml"
+    if edit and not all(name in (metadata.read_text(encoding="utf-8") if metadata.is_file() else "")
+                        for name in EDIT_ENV):
+        _fail(f"{metadata} does not give the plugin the edit settings: --edit needs its plugins: academie: edit_corpus "
+              "and edit_token read from $ACADEMIE_EDIT_CORPUS and $ACADEMIE_EDIT_TOKEN, as schema/metadata.yml has them",
+              2)
+    args = [sys.executable, "-m", "datasette", *datasette_serve_args(db, port, metadata)]
+    # the plugin reads these through the metadata's {"$env": …}
     os.environ["ACADEMIE_BASE_URL"] = (base_url or f"http://127.0.0.1:{port}").rstrip("/")
+    for name in EDIT_ENV:  # never inherited: only --edit turns the review page on
+        os.environ.pop(name, None)
     click.echo(f"The reading room: http://127.0.0.1:{port}/  (the tables: http://127.0.0.1:{port}/{db.stem})", err=True)
+    if edit:
+        import secrets
+        from urllib.parse import quote
+
+        token = token or secrets.token_urlsafe(24)
+        os.environ["ACADEMIE_EDIT_CORPUS"] = str(corpus.resolve())
+        os.environ["ACADEMIE_EDIT_TOKEN"] = token
+        click.echo(f"The review page: http://127.0.0.1:{port}/review?token={quote(token, safe='')}  (decisions go "
+                   f"into {corpus / 'proofs'}/; every write needs this token)", err=True)
     os.execv(sys.executable, args)
 
 
@@ -141,14 +180,20 @@ def datasette_serve_args(db: Path, port: int, metadata: Path) -> list[str]:
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the passage as JSON")
 @click.option("--url", "as_url", is_flag=True, help="Print the passage's URL in the reading room")
+@click.option("--tei", "as_tei", is_flag=True, help="Print the passage's TEI, as academie export tei writes it")
 @click.option("--base-url", "base", default="http://127.0.0.1:8001", show_default=True,
               help="Where the reading room is served")
-def cite(reference: str, db: Path, as_json: bool, as_url: bool, base: str):
+def cite(reference: str, db: Path, as_json: bool, as_url: bool, as_tei: bool, base: str):
     """Print the passage a REFERENCE names: 'Whist, art. 13', 'whist 13', 'aduj:whist.13'."""
     from .segment.citations import citation_path
     from .publish.lookup import cite as find
 
     row = _read_db(db, find, reference)
+    if as_tei:
+        from .publish.tei import passage_tei
+
+        click.echo(_read_db(db, passage_tei, row["citation"]))
+        return
     if as_url:
         click.echo(base.rstrip("/") + citation_path(row["citation"]))
         return
@@ -378,7 +423,7 @@ def rules(show_status: bool, gold: Path | None, db: Path):
 @click.option("--broken", is_flag=True, help="List the words the cleaning broke")
 def evaluate(gold_dir: Path, db: Path, broken: bool):
     """Compare the built chapters with the hand-corrected gold files of GOLD_DIR."""
-    from .clean.evaluate import Score, evaluate_db
+    from .clean.evaluate import Score, calibration, evaluate_db
 
     scores = _read_db(db, evaluate_db, gold_dir)
     if not scores:
@@ -407,6 +452,253 @@ def evaluate(gold_dir: Path, db: Path, broken: bool):
             click.echo(f"broken: {gold_word!r} → {made!r}")
         if not total.broken_words:
             click.echo("broken: none (no word right in the raw text is wrong in the clean text)")
+    click.echo()
+    click.echo("calibration: the fixes of words and numbers by confidence, and the share right (every word "
+               "they touch is the gold's)")
+    click.echo(f"{'confidence':<12}{'fixes':>7}{'right':>7}{'share':>8}")
+    for low, high, n, right in calibration(total.fixes):
+        share = f"{right / n:>8.1%}" if n else f"{'-':>8}"
+        click.echo(f"{f'{low:.2f}–{high:.2f}':<12}{n:>7}{right:>7}{share}")
+    from .proof.effort import effort
+
+    click.echo()
+    click.echo("the editor's effort: CER after N decisions of the proofreading queue, decided as the gold says, in the "
+               "queue's order and in reading order")
+    for e in _read_db(db, effort, gold_dir):
+        click.echo(f"{e.chapter} ({e.items} items)" + "".join(f"{f'N={n}':>8}" for n in e.steps[:-1]) + f"{'all':>8}")
+        for label, cers in (("  queue", e.queue_cer), ("  reading order", e.reading_cer)):
+            click.echo(f"{label:<{len(e.chapter) + len(str(e.items)) + 9}}" + "".join(f"{c:>8.2%}" for c in cers))
+        click.echo(f"  decisions to get half-way to all of them: the queue {e.queue_half}, reading order {e.reading_half}")
+
+
+# -- exports ------------------------------------------------------------------------------------
+
+@cli.group()
+def export():
+    """Write the edition in an exchange format."""
+
+
+@export.command(name="tei")
+@click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path))
+@click.option("--out", "out", default="build/tei", show_default=True, type=click.Path(path_type=Path),
+              help="Folder of the TEI documents, one per edition (<edition>.xml)")
+def export_tei(db: Path, out: Path):
+    """One TEI P5 document per edition, with both the OCR's text and ours (pipeline.publish.tei.export)."""
+    from .publish.tei import ExportError, export as write_tei
+
+    if out.exists() and not out.is_dir():
+        _fail(f"{out}: a file, not a folder; give the folder the documents go into")
+    try:
+        written = _read_db(db, write_tei, out)
+    except ExportError as exc:
+        _fail(f"{db}: cannot be written as TEI: {exc}")
+    except OSError as exc:
+        _fail(f"{out}: cannot write there: {exc.strerror or exc}")
+    for w in written:
+        chapters = f"{w.chapters} chapter{'s' if w.chapters != 1 else ''}"
+        click.echo(f"{w.path}: edition {w.edition}, {chapters}, {w.passages} passages, {w.pages} printed pages")
+
+
+# -- proofreading -----------------------------------------------------------------------------
+
+@cli.group()
+def proof():
+    """An editor's decisions: what to look at first, and what the page prints. Each
+    decision is written into corpus/proofs/ (the raw text stays untouched); the next
+    build applies them on top of the engine."""
+
+
+def _corpus_option(fn):
+    return click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True,
+                        type=click.Path(path_type=Path), help="Corpus whose proofs/ the decision goes into")(fn)
+
+
+def _db_option(fn):
+    return click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path),
+                        help="The built database the items and passages are found in")(fn)
+
+
+def _decide(db: Path, what, *args):
+    """Run a decision function of pipeline.proof.review; say what it wrote, one line."""
+    from .proof.review import ReviewError
+
+    try:
+        path, d = _read_db(db, what, *args)
+    except ReviewError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"{path}: {d.describe()} [{d.id}]; 'academie build' applies it")
+
+
+@proof.command(name="queue")
+@click.option("--chapter", default=None, help="Only this chapter file")
+@click.option("--limit", default=20, show_default=True, help="How many items")
+@_db_option
+@_corpus_option
+def proof_queue(chapter: str | None, limit: int, db: Path, corpus: Path):
+    """What to look at first: the items whose decision is expected to change most."""
+    from .proof.review import queue
+
+    items = _read_db(db, queue, corpus, chapter, limit)
+    width = max([len(it.id) for it in items] + [4]) + 2
+    click.echo(f"{'item':<{width}}{'page':>4}  {'score':>5}  {'conf':>4}  print → the engine's reading (? a suggestion)")
+    for it in items:
+        arrow = "→" if it.kind == "fix" else "?"
+        page = it.page if it.page is not None else "?"
+        click.echo(f"{it.id:<{width}}{page:>4}  {it.score:>5.2f}  {it.confidence:>4.2f}  {it.before!r} {arrow} "
+                   f"{it.after!r}  {it.fix}{f' (×{it.same} in the book)' if it.same > 1 else ''}")
+    if not items:
+        click.echo("nothing to decide")
+
+
+@proof.command(name="accept")
+@click.argument("item")
+@click.option("--note", default=None, help="Why, for the next editor")
+@_db_option
+@_corpus_option
+def proof_accept(item: str, note: str | None, db: Path, corpus: Path):
+    """Keep the engine's fix ITEM (or take its suggestion), as the page prints it."""
+    from .proof.review import accept
+
+    _decide(db, accept, corpus, item, note)
+
+
+@proof.command(name="reject")
+@click.argument("item")
+@click.option("--note", default=None, help="Why, for the next editor")
+@_db_option
+@_corpus_option
+def proof_reject(item: str, note: str | None, db: Path, corpus: Path):
+    """Undo the engine's fix ITEM (or refuse its suggestion): the page prints what the OCR read."""
+    from .proof.review import reject
+
+    _decide(db, reject, corpus, item, note)
+
+
+@proof.command(name="set")
+@click.argument("citation")
+@click.argument("reading")
+@click.option("--at", "at", required=True, help="The words to replace, as the reading text shows them or as the OCR printed them")
+@click.option("--nth", default=1, show_default=True, help="Which occurrence of --at, when it occurs more than once")
+@click.option("--note", default=None, help="Why, for the next editor")
+@_db_option
+@_corpus_option
+def proof_set(citation: str, reading: str, at: str, nth: int, note: str | None, db: Path, corpus: Path):
+    """What the page prints (READING) for words of the passage CITATION."""
+    from .proof.review import set_reading
+
+    _decide(db, set_reading, corpus, citation, reading, at, nth, note)
+
+
+@proof.command(name="status")
+@click.argument("target")
+@click.argument("status")
+@click.option("--chapter", default=None, help="The chapter file, when several have the page")
+@click.option("--note", default=None, help="Why, for the next editor")
+@_db_option
+@_corpus_option
+def proof_status(target: str, status: str, chapter: str | None, note: str | None, db: Path, corpus: Path):
+    """Mark a page ('page 407') or a passage (its citation) as not proofread, problematic, proofread or validated."""
+    from .proof.review import mark
+
+    _decide(db, mark, corpus, target, status, chapter, note)
+
+
+@proof.command(name="list")
+@click.option("--chapter", default=None, help="Only this chapter file")
+@_db_option
+@_corpus_option
+def proof_list(chapter: str | None, db: Path, corpus: Path):
+    """Every decision of the corpus, in the order taken, and whether it is found in its chapter."""
+    from .proof.review import decisions
+
+    rows = _read_db(db, decisions, corpus, chapter)
+    for d, found in rows:
+        click.echo(f"{d.id}  {d.when}  {d.who:<10} {d.file}: {d.describe()}"
+                   + ("" if found else "  [not found in the chapter: not applied]") + (f"  ({d.note})" if d.note else ""))
+    if not rows:
+        click.echo("no decisions")
+
+
+@cli.command()
+@click.option("--aligned", "aligned", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="An aligned book: paragraph pairs (.jsonl, {\"ocr\", \"proofread\"}) or word pairs with counts "
+                   "(.tsv); repeatable (default: the word pairs the project keeps, pipeline/data/aligned/*.tsv)")
+@click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True, type=click.Path(path_type=Path),
+              help="Corpus whose own fixes of high confidence are evidence, round after round")
+@click.option("--no-corpus", is_flag=True, help="Learn from the aligned books alone")
+@click.option("--gold", "gold", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Also learn from these hand-corrected chapters (to measure on others only: never commit a "
+                   "table learned from the gold it is measured on)")
+@click.option("--out", "out", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="The table to write (default: pipeline/data/confusions_learned.tsv, the one the build reads)")
+@click.option("--keep-pairs", "keep_pairs", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="Also write the word pairs of each .jsonl given, with counts and not the text, as DIR/NAME.tsv")
+@click.option("--cross-validate", "cross", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Write nothing: measure each gold chapter with the hand table and with channels learned "
+                   "without it, and print the table")
+def learn(aligned: tuple[Path, ...], corpus: Path, no_corpus: bool, gold: Path | None, out: Path | None,
+          keep_pairs: Path | None, cross: Path | None):
+    """Learn the OCR channel's costs from aligned words, and write the table the build
+    reads (pipeline.clean.learn.learn)."""
+    from .clean import learn as L
+    from .clean.learned import default_path, write_table
+    from .clean.settings import CleanSettings
+
+    settings = CleanSettings.default().channel
+    paths = list(aligned) or L.default_aligned()
+    if not no_corpus and not corpus.is_dir():
+        _fail(f"{corpus}: no corpus folder here (give --corpus, or --no-corpus)")
+    sources = []
+    for path in paths:
+        try:
+            src = L.aligned_source(path, settings)
+        except (ValueError, KeyError, UnicodeDecodeError) as exc:
+            _fail(f"{path}: cannot read it as aligned text or word pairs ({exc})")
+        sources.append(src)
+        words = sum(src.pairs.values())
+        click.echo(f"{path.name}: {words:,} words aligned, {src.misread:,} misread", err=True)
+        if keep_pairs is not None and path.suffix == ".jsonl":
+            target = keep_pairs / f"{path.stem}.tsv"
+            L.write_pairs(src, target, f"aligned words of {path.name}")
+            click.echo(f"{target}: its word pairs, with counts", err=True)
+    progress = lambda message: click.echo(message, err=True)  # noqa: E731
+    if cross is not None:
+        _print_cross_validation(L.cross_validate(cross, corpus, sources, progress))
+        return
+    if gold is not None:
+        gold_files = [g for g in sorted(gold.glob("*.txt")) if (corpus / g.name).exists()]
+        src = L.gold_source(gold_files, corpus, settings)
+        sources.append(src)
+        click.echo(f"{gold}: {sum(src.pairs.values()):,} words aligned, {src.misread:,} misread "
+                   "(a table learned from gold chapters is for measuring other chapters)", err=True)
+    table = L.learn(sources, None if no_corpus else corpus, settings, progress=progress)
+    out = out or default_path()
+    write_table(table, out)
+    new = sum(1 for r in table.rows if (r.printed, r.intended) not in L.prior_model().prior)
+    counted = ", ".join(f"{s.name} {s.misread:,}" for s in table.sources)
+    click.echo(f"{out}: {len(table.rows)} confusions learned ({new} the hand table does not list), "
+               f"from {counted} confusions counted")
+
+
+def _print_cross_validation(folds) -> None:
+    from .clean.evaluate import Score
+
+    header = f"{'channel':<26}{'chapter':<28}{'reduced':>9}{'wrong':>7}{'fixed':>7}{'fixed %':>9}{'broken':>8}"
+    click.echo(header)
+    totals: dict[str, Score] = {}
+    for f in folds:
+        s = f.score
+        totals[f.setup] = totals[f.setup] + s if f.setup in totals else s + Score("total")
+        click.echo(f"{f.setup:<26}{f.chapter:<28}{s.reduction:>9.1%}{s.wrong_raw:>7}{s.fixed:>7}{s.fixed_rate:>9.1%}"
+                   f"{s.broken:>8}")
+    click.echo("-" * len(header))
+    for setup, s in totals.items():
+        click.echo(f"{setup:<26}{'total':<28}{s.reduction:>9.1%}{s.wrong_raw:>7}{s.fixed:>7}{s.fixed_rate:>9.1%}"
+                   f"{s.broken:>8}")
+    click.echo("hand table: confusions.toml alone; learned: from the aligned books and the corpus's fixes; chapter "
+               "unseen: the corpus's fixes learned without the measured chapter; + other gold: and the other gold "
+               "chapters' words (never the measured one's).")
 
 
 if __name__ == "__main__":

@@ -80,6 +80,10 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("segment.section_number", "number", "a section's Roman number read through OCR confusions ('y I I I.' → 'VIII.')"),
     Fix("segment.ordinal", "number", "an ordinal list item read from its sequence ('jo.' → '2°.')"),
     Fix("segment.note_mark", "number", "a footnote's mark or call read as its number ('(^i)' → '(1)')"),
+    # proof: an editor's decisions (corpus/proofs/), applied after the engine
+    Fix("proof.set", "proof", "a reading an editor typed for a span, what the page prints"),
+    Fix("proof.accept", "proof", "a fix of the engine an editor checked against the page and kept"),
+    Fix("proof.reject", "proof", "a fix of the engine an editor undid: the print was right"),
 )}
 
 

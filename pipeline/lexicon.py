@@ -130,7 +130,10 @@ class Lexicon:
 
     def candidate_words(self, min_zipf: float = 2.0):
         """(word, zipf) of the words a misread word may be corrected to."""
+        rarest = 10 ** (min_zipf - 9) * 0.999  # below this frequency, no word is zipf min_zipf (skipped unlogged)
         for w, f in self._freq.items():
+            if f < rarest:
+                continue
             z = math.log10(f * 1e9)
             if z >= min_zipf and len(w) >= 2 and _PLAIN_WORD.match(w):
                 yield w, z

@@ -74,6 +74,7 @@ class Page:
     head_title: str | None  # the head without its number ('TRE', 'B O S')
     head_game: str | None  # the game the head names, if it names exactly one
     head_end: int | None = None
+    status: str = "not proofread"  # as on Wikisource: not proofread, problematic, proofread, validated (corpus/proofs/)
 
 
 def page_at(pages: tuple[Page, ...] | list[Page], offset: int) -> int:
@@ -139,6 +140,7 @@ class Passage:
     note: int | None = None  # footnotes: the note's number
     note_for: int | None = None  # footnotes: seq of the passage that calls them
     suggestions: tuple = ()  # clean.Suggestion: fixes the corrector proposed below its threshold
+    status: str = "not proofread"  # an editor's mark of the passage (corpus/proofs/)
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,7 @@ class BuildReport:
     corrections: dict[str, int] = field(default_factory=dict)  # kind of fix (pipeline.fixes.KINDS) → corrections
     rules: int = 0  # articles (and normative paragraphs) linked to a rule stub
     published: bool = False  # the database was written (not when no chapter could be read)
+    decisions: int = 0  # an editor's decisions applied (corpus/proofs/): readings, checks, statuses
     checks: int = 0  # the corpus's checks that ran
     disagreements: int = 0  # of them, those where the text and the code disagree
     diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -63,6 +63,9 @@ class Edit:
     after: str
     fix: str  # a name of pipeline.fixes.FIXES
     confidence: float = 1.0
+    # a person's decision: its confidence stands (not the lowest of the fixes it covers),
+    # and it is recorded even where the text is the print again (a word checked)
+    final: bool = False
 
     def __post_init__(self) -> None:
         _check_fix(self.fix)
@@ -183,12 +186,12 @@ class MappedText:
                 for r in p.fixes:
                     if r not in fixes:
                         fixes.append(r)
-                if p.changed:
+                if p.changed and not edit.final:
                     conf = min(conf, p.confidence)
             if edit.fix not in fixes:
                 fixes.append(edit.fix)
             raw_a, raw_b = covered[0].raw_start, covered[-1].raw_end
-            if new_text == self.raw[raw_a:raw_b]:
+            if new_text == self.raw[raw_a:raw_b] and not edit.final:
                 out.append(Piece(raw_a, raw_b, new_text))  # a later edit undid an earlier one
             else:
                 out.append(Piece(raw_a, raw_b, new_text, tuple(fixes), conf))

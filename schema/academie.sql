@@ -36,7 +36,8 @@ CREATE TABLE pages (
     running_head TEXT,                  -- the head line as printed (NULL if the head was lost)
     head_game TEXT REFERENCES games(slug),
     raw_start INTEGER NOT NULL,         -- where the page starts in raw_text
-    head_end INTEGER                    -- where its head line ends
+    head_end INTEGER,                   -- where its head line ends
+    status TEXT NOT NULL DEFAULT 'not proofread'  -- not proofread, problematic, proofread, validated: an editor's mark (corpus/proofs/)
 );
 
 CREATE TABLE games (
@@ -60,7 +61,8 @@ CREATE TABLE passages (
     raw_start INTEGER NOT NULL,
     raw_end INTEGER NOT NULL,
     term TEXT,                          -- glossary entries: the term defined
-    note_for TEXT REFERENCES passages(citation)  -- footnotes: the passage that calls them
+    note_for TEXT REFERENCES passages(citation),  -- footnotes: the passage that calls them
+    status TEXT NOT NULL DEFAULT 'not proofread'  -- an editor's mark of the passage (corpus/proofs/)
 );
 CREATE INDEX passages_game_number ON passages(game, number);
 CREATE INDEX passages_chapter_seq ON passages(chapter_id, seq);

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -30,7 +31,7 @@ class ReadingRoom:
     the plugin pipeline.web. Requests go through Datasette's in-process client
     (``datasette.client``: the ASGI app called directly, no socket)."""
 
-    def __init__(self, db: Path, metadata: Path = METADATA):
+    def __init__(self, db: Path, metadata: Path = METADATA, plugin: dict | None = None):
         from datasette.app import Datasette
         from datasette.plugins import pm
         from datasette.utils import parse_metadata
@@ -42,14 +43,21 @@ class ReadingRoom:
         # installed; a checkout that is not installed registers it here
         if not pm.is_registered(pipeline.web):
             pm.register(pipeline.web, name="academie")
-        self.ds = Datasette(immutables=[str(db)], metadata=parse_metadata(metadata.read_text(encoding="utf-8")),
-                            settings=dict(SERVE_SETTINGS))
+        config = parse_metadata(metadata.read_text(encoding="utf-8"))
+        # ``plugin``: settings of the plugin given as values, where `academie serve` passes
+        # them through the environment (``{"$env": …}``): `--edit`'s corpus and token
+        config["plugins"]["academie"].update(plugin or {})
+        self.ds = Datasette(immutables=[str(db)], metadata=config, settings=dict(SERVE_SETTINGS))
         self.loop = asyncio.new_event_loop()
         self.loop.run_until_complete(self.ds.invoke_startup())
 
-    def get(self, path: str):
-        """The httpx response to GET ``path``."""
-        return self.loop.run_until_complete(self.ds.client.get(path))
+    def get(self, path: str, **kwargs):
+        """The httpx response to GET ``path`` (``cookies=``, ``headers=`` …)."""
+        return self.loop.run_until_complete(self.ds.client.get(path, **kwargs))
+
+    def post(self, path: str, **kwargs):
+        """The httpx response to POST ``path`` (``data=``, ``cookies=`` …)."""
+        return self.loop.run_until_complete(self.ds.client.post(path, **kwargs))
 
     def request(self, method: str, path: str):
         """The httpx response to ``method`` on ``path``."""
@@ -72,15 +80,17 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(db_path: Path, log: Path, *options: str):
-    """`academie serve` on DB_PATH (with ``options``), a real Datasette process on a free
-    port, stopped on exit; yields its base URL once it answers."""
+def serving_process(db_path: Path, log: Path, *options: str, env: dict[str, str] | None = None):
+    """`academie serve` on DB_PATH (with ``options``, and ``env`` added to the
+    environment), a real Datasette process on a free port; yields (its base URL, the
+    process) once it answers. On exit the server is stopped with whatever it started (a
+    rebuild of `--edit`): it runs in a process group of its own, ended whole."""
     port = free_port()
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "pipeline.cli", "serve", "--db", str(db_path), "--port", str(port), *options],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONUTF8": "1"},
+            env={**os.environ, "PYTHONUTF8": "1", **(env or {})}, start_new_session=True,
         )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -97,14 +107,67 @@ def serving(db_path: Path, log: Path, *options: str):
             if time.monotonic() > deadline:
                 pytest.fail(f"academie serve not up after {STARTUP_TIMEOUT:.0f} s:\n{log.read_text(errors='replace')}")
             time.sleep(0.1)
-        yield base
+        yield base, proc
     finally:
-        proc.terminate()
+        _end_group(proc)
+
+
+def _end_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """SIGTERM to the server's process group (its id is the server's pid), SIGKILL to
+    whatever of it is left after ``grace`` seconds."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while _group_alive(proc) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _group_alive(proc):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _group_alive(proc: subprocess.Popen) -> bool:
+    proc.poll()  # the server reaped, so that a zombie does not count
+    try:
+        os.killpg(proc.pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def serving(db_path: Path, log: Path, *options: str, env: dict[str, str] | None = None):
+    """`academie serve` on DB_PATH (with ``options``), a real Datasette process on a free
+    port, stopped on exit; yields its base URL once it answers."""
+    with serving_process(db_path, log, *options, env=env) as (base, _):
+        yield base
+
+
+# -- a real browser ------------------------------------------------------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "build" / "screenshots"
+# the machine's network is closed: without these Chromium keeps calling home and stalls
+CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's Chromium driven by Playwright (installed by `make browser`; no browser is
+    ever downloaded), headless; screenshots go to SHOTS."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: `make browser` installs Debian's chromium (make test does it)")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        args = CHROMIUM_ARGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            yield browser
+        finally:
+            browser.close()
 
 
 # -- a made-up chapter whose text carries markup: the pages must show it as text ---------------

@@ -7,9 +7,12 @@ the next command only separate. A line ``…`` alone stands for any number of li
 left out. ``$ cat FILE`` shows a file the examples
 use: running it writes that file. Other commands (``curl``) are shown, not run.
 
-The commands run in order in a fresh folder where ``corpus`` and ``tests`` are the
-project's, so ``academie build`` there writes ``build/academie.db`` and the commands
-after it read it. ``academie serve`` is started, its first line read, and stopped.
+The commands run in order in a fresh folder with a copy of the project's ``corpus``
+(the proofreading examples write decisions into it) and its ``tests``, so ``academie
+build`` there writes ``build/academie.db`` and the commands after it read it.
+``academie serve`` is started, as many lines read as the example shows (at least one),
+and stopped. What changes at every run is masked on both sides before comparing:
+times, the ids of decisions made from them, and the token of ``serve --edit``.
 
 ``python tests/readme_examples.py`` rewrites the outputs of the examples that no
 longer match (``make readme``): review the diff, restore the ``…`` you want, commit
@@ -19,6 +22,7 @@ it with the change that made it.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -65,17 +69,29 @@ def examples(text: str) -> list[Example]:
 
 def prepare(folder: Path) -> Path:
     """A folder to run the examples in: the project's corpus and tests, no build yet."""
+    import shutil
+
     folder.mkdir(parents=True, exist_ok=True)
-    for name in ("corpus", "tests"):
-        link = folder / name
-        if not link.exists():
-            link.symlink_to(ROOT / name)
+    if not (folder / "corpus").exists():
+        shutil.copytree(ROOT / "corpus", folder / "corpus", ignore=shutil.ignore_patterns("__pycache__", "proofs"))
+    if not (folder / "tests").exists():
+        (folder / "tests").symlink_to(ROOT / "tests")
     return folder
 
 
 def environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8",
-            "COLUMNS": "200", "TERM": "dumb"}
+            "COLUMNS": "200", "TERM": "dumb", "ACADEMIE_EDITOR": "marie"}
+
+
+_VOLATILE = [(re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"), "<when>"), (re.compile(r"\bd[0-9a-f]{8}\b"), "<id>"),
+             (re.compile(r"\btoken=[A-Za-z0-9_%.~-]+"), "token=<token>")]
+
+
+def mask(line: str) -> str:
+    for pattern, stand_in in _VOLATILE:
+        line = pattern.sub(stand_in, line)
+    return line.rstrip()
 
 
 def run(example: Example, folder: Path, timeout: float = 300) -> list[str]:
@@ -86,17 +102,17 @@ def run(example: Example, folder: Path, timeout: float = 300) -> list[str]:
         return list(example.expected)
     argv = [sys.executable, "-m", "pipeline.cli", *words[1:]]
     if words[1] == "serve":
-        return _first_line_of_serve(argv, folder)
+        return _first_lines_of_serve(argv, folder, max(1, len(example.expected)))
     proc = subprocess.run(argv, cwd=folder, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, encoding="utf-8", timeout=timeout)
     return proc.stdout.rstrip("\n").split("\n") if proc.stdout else []
 
 
-def _first_line_of_serve(argv: list[str], folder: Path) -> list[str]:
+def _first_lines_of_serve(argv: list[str], folder: Path, n: int) -> list[str]:
     proc = subprocess.Popen(argv, cwd=folder, env=environment(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, encoding="utf-8")
     try:
-        return [proc.stderr.readline().rstrip("\n")]
+        return [proc.stderr.readline().rstrip("\n") for _ in range(n)]
     finally:
         proc.terminate()
         proc.wait(timeout=20)
@@ -114,7 +130,7 @@ def matches(expected: list[str], actual: list[str]) -> bool:
             elif expected[i] == ELIDED:
                 memo[key] = any(go(i + 1, k) for k in range(j, len(actual) + 1))
             else:
-                memo[key] = j < len(actual) and expected[i].rstrip() == actual[j].rstrip() and go(i + 1, j + 1)
+                memo[key] = j < len(actual) and mask(expected[i]) == mask(actual[j]) and go(i + 1, j + 1)
         return memo[key]
 
     return go(0, 0)

@@ -7,36 +7,23 @@ Each step leaves a screenshot in build/screenshots/ for a person to look at.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from tests.helpers import ROOT
+from tests.helpers import SHOTS, chromium
 
 # a browser, and the real `academie serve` it reads from
 pytestmark = pytest.mark.slow
 
-CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = ROOT / "build" / "screenshots"
-# the machine's network is closed: without these Chromium keeps calling home and stalls
-CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 NARROW = {"width": 400, "height": 800}
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} not found: `make browser` installs Debian's chromium (make test does it)")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        args = CHROMIUM_ARGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture()

@@ -209,7 +209,8 @@ def test_eval_broken_lists_the_words_the_cleaning_broke(built_db, db, tmp_path):
     assert (proc.returncode, proc.stderr) == (0, "")
     lines = proc.stdout.splitlines()
     assert lines[len(scores) + 3].startswith("CER: of the raw page text")  # the legend under the table
-    listed = lines[len(scores) + 4:]  # after the header, the chapters, the rule, the total, the legend
+    # after the header, the chapters, the rule, the total, the legend; before the calibration table
+    listed = lines[len(scores) + 4: lines.index("", len(scores) + 4)]
     assert listed == ([f"broken: {g!r} → {m!r}" for g, m in broken]
                       or ["broken: none (no word right in the raw text is wrong in the clean text)"])
 
@@ -225,7 +226,7 @@ def test_eval_broken_lists_the_words_the_cleaning_broke(built_db, db, tmp_path):
     lines = proc.stdout.splitlines()
     assert lines[1].startswith(WHIST_FILE) and lines[3].startswith("total")
     whist_broken = [f"broken: {g!r} → {m!r}" for s in scores if s.chapter == WHIST_FILE for g, m in s.broken_words]
-    assert sorted(lines[5:]) == sorted(whist_broken + ["broken: 'caries' → 'cartes'"])
+    assert sorted(lines[5: lines.index("", 5)]) == sorted(whist_broken + ["broken: 'caries' → 'cartes'"])
     assert int(lines[3].split()[-2]) == len(whist_broken) + 1  # the total's 'broken' column
 
 

@@ -282,7 +282,11 @@ def test_explain_and_eval_commands(built_db):
     assert total[2] == "3.77%"
     assert float(total[5].rstrip("%")) >= 50.0  # CER reduction
     assert lines[5].startswith("CER: of the raw page text (the export's header and footer lines left out)")
-    assert len(lines) == 6
+    assert lines[6:9] == ["", "calibration: the fixes of words and numbers by confidence, and the share right (every "
+                          "word they touch is the gold's)", "confidence    fixes  right   share"]
+    bands = [l.split() for l in lines[9:15]]
+    assert [b[0] for b in bands] == ["0.95–1.00", "0.90–0.95", "0.80–0.90", "0.70–0.80", "0.50–0.70", "0.00–0.50"]
+    assert sum(int(b[1]) for b in bands) > 50  # the fixes of words and numbers the gold judges
     assert run_cli("explain", "aduj:whist.99", "--db", built_db).stderr.startswith("error: no passage cited 'aduj:whist.99'")
 
 
@@ -304,3 +308,20 @@ def test_the_game_a_chapter_is_about_makes_its_name_likelier(res):
     # … unless the sentence calls for it: 'au piquet' is the French of the games
     assert cleaned("Au piqnet, celui qui a la main joue le premier.", ()) == (
         "Au piquet, celui qui a la main joue le premier.", [("piqnet", "piquet", "clean.context_nonword")], [])
+
+
+def test_a_fix_is_judged_right_when_every_word_it_touches_is_the_gold_s():
+    from pipeline.clean.evaluate import calibration, fixes_judged
+
+    clean = "Le joueur paye le double, et la carle reste."
+    gold = "Le joueur paye le double, et la carte reste."
+    fixes = [
+        (clean.index("paye"), clean.index("paye") + 4, 0.92, "spelling"),  # 'pajer' made 'paye': right
+        (clean.index("carle"), clean.index("carle") + 5, 0.6, "spelling"),  # made 'carle': wrong
+        (clean.index(","), clean.index(",") + 1, 0.99, "spelling"),  # punctuation alone: not judged
+        (3, 3, 1.0, "layout"),  # layout: not judged
+        (clean.index("double") + 3, clean.index("double") + 3, 0.97, "spelling"),  # a letter deleted inside 'double'
+    ]
+    assert fixes_judged(clean, gold, fixes) == [(0.92, True), (0.6, False), (0.97, True)]
+    assert calibration([(0.92, True), (0.6, False), (0.97, True), (1.0, True)]) == [
+        (0.95, 1.0, 2, 2), (0.9, 0.95, 1, 1), (0.8, 0.9, 0, 0), (0.7, 0.8, 0, 0), (0.5, 0.7, 1, 0), (0.0, 0.5, 0, 0)]

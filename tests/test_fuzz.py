@@ -13,12 +13,15 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 pytestmark = pytest.mark.slow
 
 PREFIXES = ["/", "/index.json", "/chapter/", "/chapter/1", "/chapter/1.json", "/cite/", "/cite/aduj:whist.13",
-            "/cite/aduj:whist.13.json", "/game/", "/game/whist", "/game/whist.json", "/search", "/search.json",
+            "/cite/aduj:whist.13.json", "/game/", "/game/whist", "/game/whist.json", "/search", "/search.json", "/review", "/review.json",
             "/academie", "/academie.json", "/academie/passages", "/academie/passages.json", "/academie/passages/1",
             "/academie/corrections/", "/academie/article", "/academie/search.json", "/academie/corrections_of",
-            "/-/", "/-/versions.json", "/-/metadata.json", "/x", "/../", "/%2e%2e/"]
+            "/-/", "/-/versions.json", "/-/metadata.json", "/x", "/../", "/%2e%2e/",
+            "/dts/", "/dts/collection", "/dts/navigation?resource=aduj", "/dts/document?resource=aduj",
+            "/dts/navigation?resource=aduj&tree=pages", "/download/tei/", "/download/academie_rules.zip"]
 KEYS = ["q", "game", "kind", "edition", "raw", "_sort", "_sort_desc", "_size", "_facet", "_where", "_col", "_nocol",
-        "_next", "_shape", "_labels", "_search", "citation", "page", "sql", "_json", "_trace"]
+        "_next", "_shape", "_labels", "_search", "citation", "page", "sql", "_json", "_trace",
+        "id", "nav", "resource", "ref", "start", "end", "down", "tree", "mediaType"]
 TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30)
 NASTY = st.sampled_from(['"', '"""', "\x00", "'", "../../etc/passwd", "(select 1)", "%", "%00", "%ff", "99999999999999999999999",
                          "-1", "1e309", "<script>", "aduj%3Awhist.13", " OR 1=1", "*", "NEAR(", "\\", "é" * 50])

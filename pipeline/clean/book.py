@@ -19,7 +19,7 @@ from ..ingest import MAX_CHAPTER_BYTES, ingest
 from ..records import InputError
 from ..resources import Resources
 from .context import ContextReader
-from .correct import BookContext, Corrector, Domain, book_counts, is_long_s_printing
+from .correct import BookContext, ChannelModel, Corrector, Domain, book_counts, is_long_s_printing
 from .sequence import BookCounts, BookSequence, SequenceModel, book_pairs
 from .settings import CleanSettings
 from .steps import CleanContext
@@ -66,12 +66,14 @@ def book_sequence(res: Resources, source_file: str | None, text: str) -> BookSeq
     return SequenceModel.default().with_book(book, own)
 
 
-def corrector(res: Resources) -> Corrector:
-    """The correction engine, with the book's recurring words among its candidates."""
+def corrector(res: Resources, model: ChannelModel | None = None) -> Corrector:
+    """The correction engine, with the book's recurring words among its candidates. A
+    channel ``model`` other than the default (learning measures one) is given on the
+    first call for these resources."""
 
     def make() -> Corrector:
         counts, _ = corpus_counts(res)
-        return Corrector(res.lexicon, book_words=[w for w, n in counts.items() if n >= 2])
+        return Corrector(res.lexicon, model, book_words=[w for w, n in counts.items() if n >= 2])
 
     return res.cached("clean.corrector", make)
 

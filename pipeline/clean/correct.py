@@ -17,6 +17,7 @@ the threshold nothing changes, and the best candidate is kept as a suggestion.
 
 from __future__ import annotations
 
+import gc
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,8 @@ from ..lexicon import Lexicon
 from ..text import base_letter, fold_letters
 from .settings import CleanSettings, CorrectorSettings
 
+_INF = float("inf")
+_ELIDABLE = frozenset("aeiouyhéèêëàâîïôûœAEIOUYHÉÈÊÀÂÎÔ")  # the letters an elided article comes before
 _LOG2_MAX = 100_000
 _LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
 _WORD = regex.compile(r"\p{L}[\p{L}&^|!015]*\p{L}|\p{L}")
@@ -39,9 +42,18 @@ _LETTERS = regex.compile(r"[\p{L}]+")
 
 
 class ChannelModel:
-    """The OCR's habits: glyph classes and weighted confusions (confusions.toml)."""
+    """The OCR's habits: glyph classes and weighted confusions.
 
-    def __init__(self, data: dict):
+    The hand table (confusions.toml) is the prior; the table `academie learn` writes
+    (confusions_learned.tsv, pipeline/clean/learn.py) gives the cost of each confusion
+    it has seen, learned from aligned words and shrunk towards the prior, and overrides
+    the hand cost of that confusion: a substitution, a merge ('rn' for 'm'), a split, a
+    glyph lost or added. A confusion of two glyphs for one that neither table lists
+    costs what the cheapest listed one of the same glyph classes costs, plus
+    ``class_merge_backoff`` ('tf' for 'u' as 'ii' for 'n'): the channel generalises
+    from glyph shapes, never from words."""
+
+    def __init__(self, data: dict, learned: Iterable[tuple[str, str, float]] = ()):
         sk = data["skeleton"]
         self.groups = [(a, b) for a, b in sk["groups"]]
         self.class_of: dict[str, str] = {}
@@ -49,12 +61,6 @@ class ChannelModel:
             for ch in cls:
                 self.class_of.setdefault(ch, cls[0])
         c = data["confusions"]
-        self.pairs: dict[tuple[str, str], float] = {}
-        for a, b, cost in c["pairs"]:
-            self.pairs[(a, b)] = min(cost, self.pairs.get((a, b), 9.0))
-        self._multi = [(a, b, c) for (a, b), c in self.pairs.items() if len(a) > 1 or len(b) > 1]
-        self._cost_cache: dict = {}
-        self._groups_cache: dict = {}
         self.long_s = tuple(c["long_s"])
         self.long_s_cheap = float(c["long_s_cost_in_long_s_chapters"])
         self.long_s_dear = float(c["long_s_cost_elsewhere"])
@@ -64,6 +70,57 @@ class ChannelModel:
         self.deletion = float(c["deletion"])
         self.debris = set(c["debris"])
         self.debris_deletion = float(c["debris_deletion"])
+        self.class_merge_backoff = float(c["class_merge_backoff"])
+        self.prior: dict[tuple[str, str], float] = {}  # the hand table alone
+        for a, b, cost in c["pairs"]:
+            self.prior[(a, b)] = min(cost, self.prior.get((a, b), 9.0))
+        self.pairs = dict(self.prior)
+        # a glyph lost (nothing printed for it) or added (printed for nothing), when learned
+        self.insert_cost: dict[str, float] = {}
+        self.delete_cost: dict[str, float] = {}
+        self.learned = 0
+        for a, b, cost in learned:
+            if a == b or (a, b) == self.long_s:
+                continue
+            self.learned += 1
+            if not a:
+                self.insert_cost[b] = cost
+            elif not b:
+                self.delete_cost[a] = cost
+            else:
+                self.pairs[(a, b)] = cost
+        self._multi = [(a, b, c) for (a, b), c in self.pairs.items()
+                       if (len(a) > 1 or len(b) > 1) and a and b]
+        self._multi += [(a, "", c) for a, c in self.delete_cost.items() if len(a) > 1]
+        self._inserts = [(b, c) for b, c in self.insert_cost.items() if len(b) > 1]
+        # glyphs printed for an elided article ('T' for "l'"): (glyphs, article)
+        self.elisions = sorted((a, b) for (a, b) in self.pairs
+                               if len(b) >= 2 and b[-1] in "'’" and b[:-1].isalpha() and a.isalpha())
+        # two glyphs for one, by glyph class: (class, class) → {class meant: cost}
+        self.class_merges: dict[tuple[str, str], dict[str, float]] = {}
+        for (a, b), cost in self.pairs.items():
+            if len(a) == 2 and len(b) == 1 and a.isalpha() and b.isalpha():
+                key = (self.glyph_class(a[0]), self.glyph_class(a[1]))
+                meant = self.class_merges.setdefault(key, {})
+                z = self.glyph_class(b)
+                meant[z] = min(meant.get(z, 9.0), cost + self.class_merge_backoff)
+        self._inserts_by_first: dict[str, list[tuple[str, float]]] = {}
+        for b, c in self._inserts:
+            self._inserts_by_first.setdefault(b[0], []).append((b, c))
+        self._multi_by_first: dict[str, list[tuple[str, str, float]]] = {}
+        for a, b, c in self._multi:
+            self._multi_by_first.setdefault(a[0], []).append((a, b, c))
+        self._cost_cache: dict = {}
+        self._groups_cache: dict = {}
+        self._word_cache: dict = {}
+        self._sub_rows: dict[tuple[str, bool], dict[str, float]] = {}  # (glyph, long-s chapter) → letter → cost
+        # the skeleton as str.translate tables (C speed: the lexicon's 100,000 words are
+        # skeletonised at start-up): debris dropped, each glyph by its class; a class's
+        # first letter stands for it, and is its own class, so a second pass changes nothing
+        self._by_class = {ord(ch): cls for ch, cls in self.class_of.items()}
+        self._by_class.update({ord(ch): None for ch in self.debris})
+        # what the skeleton depends on: models that share it share the lexicon's index
+        self.skeleton_key = (tuple(self.groups), tuple(sorted(self.class_of.items())), tuple(sorted(self.debris)))
         lc = data["long_s_context"]
         self.long_s_margin = float(lc["margin"])
         self.long_s_weight = float(lc["weight"])
@@ -71,6 +128,11 @@ class ChannelModel:
         self.s_next_endings = tuple(lc["s_reading_next_endings"])
         self.f_next_words = frozenset(lc["f_reading_next_words"])
         self.f_next_endings = tuple(lc["f_reading_next_endings"])
+
+    def glyph_class(self, ch: str) -> str:
+        """The shape class of a glyph, as the skeleton writes it ('t' → 'i', 'u' → 'n')."""
+        low = ch.lower()
+        return self.class_of.get(low, low)
 
     def long_s_cue(self, next_word: str) -> int:
         """+1 if the next word calls for the s reading of a long-s word, −1 for the f one."""
@@ -86,7 +148,10 @@ class ChannelModel:
     @classmethod
     @lru_cache(maxsize=1)
     def default(cls) -> "ChannelModel":
-        return cls(data.load("confusions"))
+        """The hand table and, when there is one, the learned table beside it."""
+        from .learned import load_default
+
+        return cls(data.load("confusions"), load_default())
 
     def skeleton(self, word: str, fold_groups: bool = True, capitals: bool = False) -> str:
         """The word's letters by glyph class. With ``capitals``, a capital keeps its own
@@ -94,17 +159,13 @@ class ChannelModel:
         w = word
         if fold_groups:
             for a, b in self.groups:
-                w = w.replace(a, b)
-        out = []
-        for ch in w:
-            if ch in self.debris:
-                continue
-            if capitals and ch in self.class_of:
-                out.append(self.class_of[ch])
-            else:
-                low = ch.lower()
-                out.append(self.class_of.get(low, low))
-        return "".join(out)
+                if a in w:
+                    w = w.replace(a, b)
+        table = self._by_class
+        if capitals:
+            # a glyph of a class as it is ('L' with 'b'), the others as their lower case
+            w = w.translate(table)
+        return w.lower().translate(table)
 
     def skeletons(self, printed: str) -> set[str]:
         """A printed word's skeletons: its glyph groups ('li') read as one letter ('h')
@@ -115,20 +176,122 @@ class ChannelModel:
             out |= {self.skeleton(printed, g, capitals=True) for g in (True, False)}
         return out
 
+    def merged_readings(self, printed: str) -> list[str]:
+        """The printed word with one pair of its glyphs read as the one glyph the channel
+        says they may stand for ('moTitrer' → 'monrer', 'atfparavant' → 'anparavant'):
+        each a key for the skeleton index, so that a word with a merge and another
+        confusion is still found."""
+        out = []
+        for i in range(len(printed) - 1):
+            meant = self.class_merges.get((self.glyph_class(printed[i]), self.glyph_class(printed[i + 1])))
+            if meant and printed[i].isalpha() and printed[i + 1].isalpha():
+                for z in meant:
+                    out.append(printed[:i] + z + printed[i + 2 :])
+        return out
+
     def cost(self, printed: str, word: str, long_s: bool) -> float:
         return _channel_cost(self, printed, word, long_s)
+
+    def delete_at(self, printed: str) -> list[float]:
+        """The cost of dropping each glyph of a printed word (debris is cheap)."""
+        dc = self.delete_cost
+        return [dc.get(a, self.debris_deletion if a in self.debris else self.deletion) for a in printed]
 
     def groups_at(self, printed: str) -> list[list[tuple[int, str, float]]]:
         """For each position of a printed word, the confusions of more than one glyph
         that can start there: (glyphs read, what they stand for, cost)."""
+        return self.printed_info(printed)[0]
+
+    def printed_info(self, printed: str) -> tuple:
+        """What the channel cost needs of a printed word, made once per word: at each
+        position the confusions of more than one glyph starting there, the classes two
+        glyphs starting there may stand for, the cost of dropping the glyph, its letter."""
         hit = self._groups_cache.get(printed)
         if hit is None:
-            hit = [
-                [(len(a), b, c) for a, b, c in self._multi if printed.startswith(a, i)]
-                for i in range(len(printed))
-            ]
-            self._groups_cache[printed] = hit
+            by_first = self._multi_by_first
+            groups = [[(len(a), b, c) for a, b, c in by_first.get(ch, ()) if printed.startswith(a, i)]
+                      for i, ch in enumerate(printed)]
+            if len(self._groups_cache) > 100_000:
+                self._groups_cache.clear()
+            hit = self._groups_cache[printed] = (
+                groups, self.merges_at(printed), self.delete_at(printed), [base_letter(c) for c in printed])
         return hit
+
+    def word_info(self, word: str) -> tuple[list[float], list[str]]:
+        """A candidate's cost of each letter lost by the OCR, and their glyph classes."""
+        hit = self._word_cache.get(word)
+        if hit is None:
+            if len(self._word_cache) > 100_000:
+                self._word_cache.clear()
+            ins, insertion = self.insert_cost, self.insertion
+            hit = self._word_cache[word] = ([ins.get(c, insertion) for c in word], [self.glyph_class(c) for c in word])
+        return hit
+
+    def merges_at(self, printed: str) -> list[dict[str, float] | None]:
+        """For each position, the classes two glyphs starting there may stand for."""
+        cm, gc = self.class_merges, self.glyph_class
+        out: list[dict[str, float] | None] = []
+        for i in range(len(printed)):
+            if i + 1 < len(printed) and printed[i].isalpha() and printed[i + 1].isalpha():
+                out.append(cm.get((gc(printed[i]), gc(printed[i + 1]))))
+            else:
+                out.append(None)
+        return out
+
+    def step_cost(self, a: str, b: str, long_s: bool) -> float:
+        """The cost of reading the printed glyph ``a`` as the letter ``b``."""
+        if a == b:
+            return 0.0
+        if (a, b) == self.long_s:
+            return self.long_s_cheap if long_s else self.long_s_dear
+        if base_letter(a) == base_letter(b):
+            return self.accent_or_case
+        return self.pairs.get((a, b)) or self.pairs.get((a.lower(), b)) or self.substitution
+
+    def align(self, printed: str, word: str, long_s: bool = False) -> list[tuple[str, str]]:
+        """The cheapest explanation of the print as the word misread: its steps, each
+        (glyphs printed, letters meant), matches included ('douLle', 'double' →
+        d o u (L, b) l e). The same costs as ``cost``, with the path kept (for
+        learning; ``cost`` is the fast one)."""
+        n, m = len(printed), len(word)
+        inf = float("inf")
+        dp = [[inf] * (m + 1) for _ in range(n + 1)]
+        back: list[list[tuple[int, int] | None]] = [[None] * (m + 1) for _ in range(n + 1)]
+        dp[0][0] = 0.0
+        groups, merges, drops = self.groups_at(printed), self.merges_at(printed), self.delete_at(printed)
+        wclass = [self.glyph_class(ch) for ch in word]
+        ins = self.insert_cost
+
+        def relax(i, j, ii, jj, c):
+            if dp[i][j] + c < dp[ii][jj] - 1e-12:
+                dp[ii][jj] = dp[i][j] + c
+                back[ii][jj] = (i, j)
+
+        for i in range(n + 1):
+            for j in range(m + 1):
+                if dp[i][j] == inf:
+                    continue
+                if j < m:
+                    relax(i, j, i, j + 1, ins.get(word[j], self.insertion))
+                    for target, c in self._inserts:
+                        if word.startswith(target, j):
+                            relax(i, j, i, j + len(target), c)
+                if i < n:
+                    relax(i, j, i + 1, j, drops[i])
+                    if j < m:
+                        relax(i, j, i + 1, j + 1, self.step_cost(printed[i], word[j], long_s))
+                    for la, target, c in groups[i]:
+                        if word.startswith(target, j):
+                            relax(i, j, i + la, j + len(target), c)
+                    if merges[i] and j < m and wclass[j] in merges[i]:
+                        relax(i, j, i + 2, j + 1, merges[i][wclass[j]])
+        steps = []
+        i, j = n, m
+        while (i, j) != (0, 0):
+            pi, pj = back[i][j]
+            steps.append((printed[pi:i], word[pj:j]))
+            i, j = pi, pj
+        return steps[::-1]
 
 
 def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
@@ -138,52 +301,95 @@ def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) ->
     hit = model._cost_cache.get(key)
     if hit is not None:
         return hit
-    n, m = len(printed), len(word)
-    inf = float("inf")
-    dp = [[inf] * (m + 1) for _ in range(n + 1)]
-    dp[0][0] = 0.0
-    long_s_cost = model.long_s_cheap if long_s else model.long_s_dear
-    groups = model.groups_at(printed)
-    pbase = [base_letter(c) for c in printed]
-    wbase = [base_letter(c) for c in word]
-    pairs = model.pairs
-    band = 3 + abs(n - m)
-    for i in range(n + 1):
-        row = dp[i]
-        nxt = dp[i + 1] if i < n else None
-        a = printed[i] if i < n else ""
-        drop = (model.debris_deletion if a in model.debris else model.deletion) if i < n else 0.0
-        for j in range(max(0, i - band), min(m, i + band) + 1):
-            cur = row[j]
-            if cur == inf:
-                continue
-            if nxt is not None and cur + drop < nxt[j]:
-                nxt[j] = cur + drop
-            if j < m and cur + model.insertion < row[j + 1]:
-                row[j + 1] = cur + model.insertion
-            if nxt is None or j >= m:
-                continue
-            b = word[j]
-            if a == b:
-                c = 0.0
-            elif (a, b) == model.long_s:
-                c = long_s_cost
-            elif pbase[i] == wbase[j]:
-                c = model.accent_or_case
-            else:
-                c = pairs.get((a, b)) or pairs.get((a.lower(), b)) or model.substitution
-            if cur + c < nxt[j + 1]:
-                nxt[j + 1] = cur + c
-            for la, target, pc in groups[i]:
-                if word.startswith(target, j):
-                    jj = j + len(target)
-                    if cur + pc < dp[i + la][jj]:
-                        dp[i + la][jj] = cur + pc
-    result = dp[n][m]
+    result = _dp(model, printed, word, long_s)
     if len(model._cost_cache) > 300_000:
         model._cost_cache.clear()
     model._cost_cache[key] = result
     return result
+
+
+def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
+    """The search itself: dp[i][j], the cheapest explanation of printed[:i] as
+    word[:j], in a band around the diagonal. What depends on one word alone (its
+    confusions of several glyphs, merges, drops, insertions) is made once per word."""
+    n, m = len(printed), len(word)
+    inf = _INF
+    dp = [[inf] * (m + 1) for _ in range(n + 1)]
+    dp[0][0] = 0.0
+    groups, merges, drops = model.printed_info(printed)[:3]
+    wins, wclass = model.word_info(word)
+    inserts = model._inserts_by_first  # letters lost together, by their first letter
+    sub_rows = model._sub_rows
+    band = 3 + abs(n - m)
+    for i in range(n + 1):
+        row = dp[i]
+        lo = i - band if i > band else 0
+        hi = i + band if i + band < m else m
+        if i == n:  # the last glyph read: only letters the OCR lost remain
+            for j in range(lo, hi):
+                cur = row[j]
+                if cur != inf:
+                    v = cur + wins[j]
+                    if v < row[j + 1]:
+                        row[j + 1] = v
+                    for target, c in inserts.get(word[j], ()):
+                        if word.startswith(target, j):
+                            jj = j + len(target)
+                            if jj <= m and cur + c < row[jj]:
+                                row[jj] = cur + c
+            break
+        nxt = dp[i + 1]
+        a = printed[i]
+        drop = drops[i]
+        merge = merges[i]
+        group = groups[i]
+        sub = sub_rows.get((a, long_s))
+        if sub is None:
+            sub = sub_rows[(a, long_s)] = {}
+        for j in range(lo, hi + 1):
+            cur = row[j]
+            if cur == inf:
+                continue
+            v = cur + drop
+            if v < nxt[j]:
+                nxt[j] = v
+            if j == m:
+                continue
+            v = cur + wins[j]
+            if v < row[j + 1]:
+                row[j + 1] = v
+            b = word[j]
+            if inserts and b in inserts:
+                for target, c in inserts[b]:
+                    if word.startswith(target, j):
+                        jj = j + len(target)
+                        if jj <= m and cur + c < row[jj]:
+                            row[jj] = cur + c
+            c = sub.get(b)
+            if c is None:
+                c = sub[b] = model.step_cost(a, b, long_s)
+            v = cur + c
+            if v < nxt[j + 1]:
+                nxt[j + 1] = v
+            if group:
+                for la, target, pc in group:
+                    if word.startswith(target, j):
+                        jj = j + len(target)
+                        if cur + pc < dp[i + la][jj]:
+                            dp[i + la][jj] = cur + pc
+            if merge is not None:
+                mc = merge.get(wclass[j])
+                if mc is not None and cur + mc < dp[i + 2][j + 1]:
+                    dp[i + 2][j + 1] = cur + mc
+    return dp[n][m]
+
+
+class _Folded(dict):
+    """word → its letters folded (``fold_letters``), each made when first asked for."""
+
+    def __missing__(self, word: str) -> str:
+        folded = self[word] = fold_letters(word)
+        return folded
 
 
 class CandidateIndex:
@@ -195,25 +401,55 @@ class CandidateIndex:
         self.exact: dict[str, list[str]] = {}
         self.deletes: dict[str, list[str]] = {}
         self.zipf: dict[str, float] = {}
-        self.folded: dict[str, str] = {}
+        self.folded: dict[str, str] = _Folded()  # a word's letters folded, made when first asked
         self.bucket_max: dict[str, float] = {}
-        self._shared: set[int] = set()  # ids of lists shared with the index this one extends
+        self._extends = False  # made by ``with_words``: its lists are the extended index's until copied
+        self._owned: set[tuple[int, str]] = set()  # (table, key) of the lists copied since
         self._add(words)
 
     def _bucket(self, table: dict[str, list[str]], key: str) -> list[str]:
         # an index made by ``with_words`` shares its lists with the one it extends:
-        # a shared list is copied before it is added to
+        # a shared list is copied before it is first added to
         bucket = table.get(key)
+        mark = (id(table), key)
         if bucket is None:
             bucket = table[key] = []
-        elif id(bucket) in self._shared:
+            self._owned.add(mark)
+        elif mark not in self._owned:
             bucket = table[key] = list(bucket)
+            self._owned.add(mark)
         return bucket
 
     def _add(self, words: Iterable[tuple[str, float]]) -> None:
+        if self._extends:
+            self._add_shared(words)
+            return
+        # the lexicon's own index, made at start-up: plain dict operations, no copies
+        zipf, exact, deletes, bucket_max = self.zipf, self.exact, self.deletes, self.bucket_max
+        skeleton, floor = self.model.skeleton, self.delete_min_zipf
+        for word, z in words:
+            zipf[word] = z
+            sk = skeleton(word)
+            bucket = exact.get(sk)
+            if bucket is None:
+                exact[sk] = [word]
+                bucket_max[sk] = max(z, 0.0)
+            else:
+                bucket.append(word)
+                if z > bucket_max[sk]:
+                    bucket_max[sk] = z
+            if z >= floor and len(sk) >= 3:
+                for k in range(len(sk)):
+                    d = sk[:k] + sk[k + 1 :]
+                    bucket = deletes.get(d)
+                    if bucket is None:
+                        deletes[d] = [word]
+                    else:
+                        bucket.append(word)
+
+    def _add_shared(self, words: Iterable[tuple[str, float]]) -> None:
         for word, z in words:
             self.zipf[word] = z
-            self.folded[word] = fold_letters(word)
             sk = self.model.skeleton(word)
             self._bucket(self.exact, sk).append(word)
             if z > self.bucket_max.get(sk, 0.0):
@@ -227,9 +463,9 @@ class CandidateIndex:
         lexicon's index is made once per process, each book adds its own words)."""
         new = CandidateIndex((), self.model, self.delete_min_zipf)
         new.exact, new.deletes = dict(self.exact), dict(self.deletes)
-        new.zipf, new.folded, new.bucket_max = dict(self.zipf), dict(self.folded), dict(self.bucket_max)
-        new._shared = {id(b) for table in (new.exact, new.deletes) for b in table.values()}
-        new._add(words)
+        new.zipf, new.folded, new.bucket_max = dict(self.zipf), _Folded(self.folded), dict(self.bucket_max)
+        new._extends = True
+        new._add_shared(words)
         return new
 
     def same_skeleton(self, printed: str, floor: float = 0.0) -> set[str]:
@@ -241,16 +477,42 @@ class CandidateIndex:
         return out
 
     def candidates(self, printed: str) -> set[str]:
+        """The words within one edit of the print's skeletons, and of the skeletons of
+        its readings with two glyphs merged into one ('moTitrer' read 'monrer'), so
+        that a merge and another confusion together are found; and, where the channel
+        knows a glyph for an elided article, the article with the words near the rest."""
+        out = self._near(printed)
+        # an elided article printed as one glyph ('Taccepte' for "l'accepte", as the
+        # learned channel says 'T' may be "l'"): the article and the words near the rest
+        for glyphs, article in self.model.elisions:
+            rest = printed[len(glyphs) :]
+            if printed.startswith(glyphs) and len(rest) >= 2:
+                out.update(article + w for w in self._near(rest) if w[:1] in _ELIDABLE)
+        return out
+
+    def _near(self, printed: str) -> set[str]:
         out: set[str] = set()
-        for sk in self.model.skeletons(printed):
-            out.update(self.exact.get(sk, ()))
+        exact, deletes = self.exact, self.deletes
+        keys = set()
+        for reading in (printed, *self.model.merged_readings(printed)):
+            keys |= self.model.skeletons(reading)
+        for sk in keys:
+            out.update(exact.get(sk, ()))
             # one edit of any kind besides the confusions within glyph classes
-            out.update(self.deletes.get(sk, ()))
+            out.update(deletes.get(sk, ()))
             for k in range(len(sk)):
                 d = sk[:k] + sk[k + 1 :]
-                out.update(self.exact.get(d, ()))
-                out.update(self.deletes.get(d, ()))
+                out.update(exact.get(d, ()))
+                out.update(deletes.get(d, ()))
         return out
+
+    def for_model(self, model: ChannelModel) -> "CandidateIndex":
+        """This index with another channel model of the same skeleton (a learned one),
+        sharing its tables."""
+        new = CandidateIndex((), model, self.delete_min_zipf)
+        new.exact, new.deletes, new.zipf, new.folded, new.bucket_max = (
+            self.exact, self.deletes, self.zipf, self.folded, self.bucket_max)
+        return new
 
 
 @dataclass
@@ -294,10 +556,29 @@ class Domain:
         return frozenset(out)
 
 
-@lru_cache(maxsize=4)
+_LEXICON_INDEXES: dict[tuple, tuple[Lexicon, CandidateIndex]] = {}
+
+
 def _lexicon_index(lexicon: Lexicon, model: ChannelModel) -> CandidateIndex:
-    """The lexicon's words by skeleton: the dear part of the index, made once per process."""
-    return CandidateIndex(dict(lexicon.candidate_words()).items(), model)
+    """The lexicon's words by skeleton: the dear part of the index, made once per process
+    for each lexicon and skeleton (channel models that differ only in their costs, as
+    learning makes them, share it)."""
+    key = (id(lexicon), model.skeleton_key)
+    hit = _LEXICON_INDEXES.get(key)
+    if hit is None or hit[0] is not lexicon:
+        if len(_LEXICON_INDEXES) >= 4:
+            _LEXICON_INDEXES.clear()
+        # some 300,000 lists and strings made at once: the cyclic garbage collector
+        # would walk the whole heap again and again for nothing (none of them is garbage)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            hit = _LEXICON_INDEXES[key] = (lexicon, CandidateIndex(dict(lexicon.candidate_words()).items(), model))
+        finally:
+            if collecting:
+                gc.enable()
+    index = hit[1]
+    return index if index.model is model else index.for_model(model)
 
 
 class Corrector:

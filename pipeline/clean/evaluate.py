@@ -51,6 +51,8 @@ class Score:
     fixed: int = 0
     broken: int = 0
     broken_words: list[tuple[str, str]] = field(default_factory=list)  # (gold word, what cleaning made of it)
+    # each fix of words and numbers: (its confidence, whether the words it touched are the gold's)
+    fixes: list[tuple[float, bool]] = field(default_factory=list)
 
     @property
     def cer_raw(self) -> float:
@@ -96,6 +98,7 @@ class Score:
                      "broken"):
             setattr(total, name, getattr(self, name) + getattr(other, name))
         total.broken_words = self.broken_words + other.broken_words
+        total.fixes = self.fixes + other.fixes
         return total
 
 
@@ -119,6 +122,48 @@ def score(chapter: str, raw: str, clean: str, gold: str, layout: str | None = No
             s.broken += 1
             s.broken_words.append((gw[j], clean_seen[j] or ""))
     return s
+
+
+# Confidence bands of the calibration table: a fix's confidence should be the share of
+# the fixes of its band that are right.
+BANDS = ((0.95, 1.0), (0.9, 0.95), (0.8, 0.9), (0.7, 0.8), (0.5, 0.7), (0.0, 0.5))
+
+
+def calibration(fixes: list[tuple[float, bool]]) -> list[tuple[float, float, int, int]]:
+    """(low, high, fixes, right) per confidence band, highest first; a band holds
+    low ≤ confidence < high (the top band includes 1.0)."""
+    out = []
+    for low, high in BANDS:
+        inside = [right for c, right in fixes if low <= c < high or (high == 1.0 and c == 1.0)]
+        out.append((low, high, len(inside), sum(inside)))
+    return out
+
+
+def fixes_judged(clean: str, gold: str, corrections: list[tuple[int, int, float, str]]) -> list[tuple[float, bool]]:
+    """Each fix of words and numbers (``corrections``: start and end in ``clean``,
+    confidence, kind) with whether it is right: every word of the clean text it
+    touches is a word of the gold, as the words are aligned. A fix that touches no
+    word (punctuation) is not judged."""
+    import bisect
+
+    found = list(_WORD.finditer(clean))
+    hyp = [m.group().replace("’", "'") for m in found]
+    right = [False] * len(hyp)
+    for op in Levenshtein.opcodes(hyp, words(normalise(gold))):
+        if op.tag == "equal":
+            for i in range(op.src_start, op.src_end):
+                right[i] = True
+    starts = [m.start() for m in found]
+    out = []
+    for a, b, confidence, kind in corrections:
+        if kind == "layout":
+            continue
+        b = max(b, a + 1)  # a deletion or insertion touches the word at its place
+        first = max(bisect.bisect_right(starts, a) - 1, 0)
+        touched = [i for i in range(first, bisect.bisect_left(starts, b)) if found[i].end() > a]
+        if touched:
+            out.append((confidence, all(right[i] for i in touched)))
+    return out
 
 
 def _right(hyp: list[str], ref: list[str]) -> list[bool]:
@@ -181,11 +226,33 @@ def evaluate_db(conn, gold_dir) -> list[Score]:
         passages = conn.execute("SELECT id, text_clean FROM passages WHERE chapter_id = ? ORDER BY seq",
                                 (chapter_id,)).fetchall()
         edits: dict[int, list] = {}
-        for pid, a, b, before, kind in conn.execute(
-                "SELECT k.passage_id, k.clean_start, k.clean_end, k.before, k.kind FROM corrections k "
+        for pid, a, b, before, kind, confidence in conn.execute(
+                "SELECT k.passage_id, k.clean_start, k.clean_end, k.before, k.kind, k.confidence FROM corrections k "
                 "JOIN passages p ON p.id = k.passage_id WHERE p.chapter_id = ?", (chapter_id,)):
-            edits.setdefault(pid, []).append((a, b, before, kind))
+            edits.setdefault(pid, []).append((a, b, before, kind, confidence))
         clean = "\n".join(text for _, text in passages)
-        layout = "\n".join(layout_only(text, edits.get(pid, [])) for pid, text in passages)
-        scores.append(score(gold.name, page_text(raw, export), clean, gold.read_text(encoding="utf-8"), layout))
+        layout = "\n".join(layout_only(text, [e[:4] for e in edits.get(pid, [])]) for pid, text in passages)
+        gold_text = gold.read_text(encoding="utf-8")
+        s = score(gold.name, page_text(raw, export), clean, gold_text, layout)
+        offset, spans = 0, []
+        for pid, text in passages:
+            spans += [(offset + a, offset + b, confidence, kind) for a, b, _, kind, confidence in edits.get(pid, [])]
+            offset += len(text) + 1
+        s.fixes = fixes_judged(clean, gold_text, spans)
+        scores.append(s)
     return scores
+
+
+def score_chapter(seg, gold: str) -> Score:
+    """Score a chapter processed in this process (a ``Segmented``) against its gold text,
+    as ``evaluate_db`` scores it from the database: the same page text, layout text and
+    clean text (used to measure a channel model without building a database)."""
+    from ..fixes import kind_of
+
+    raw = seg.layout.chapter.text
+    export = [(f.start, f.end) for f in seg.layout.furniture if f.kind in ("export_header", "export_footer")]
+    clean = "\n".join(p.text.text for p in seg.passages)
+    layout = "\n".join(
+        layout_only(p.text.text, [(k.clean_start, k.clean_end, k.before, kind_of(k.fix)) for k in p.text.corrections()])
+        for p in seg.passages)
+    return score(seg.layout.chapter.source_file, page_text(raw, export), clean, gold, layout)

@@ -119,6 +119,19 @@ class SegmentationSettings:
 
 
 @dataclass(frozen=True)
+class ChannelSettings:
+    """How the channel is learned (clean/learn.py, `academie learn`)."""
+
+    prior_strength: float
+    default_strength: float
+    letter_min_count: int
+    min_confidence: float
+    rounds: int
+    max_event_glyphs: int
+    max_distance: float
+
+
+@dataclass(frozen=True)
 class CleanSettings:
     confidence: Confidence
     number_in_list: NumberInList
@@ -128,6 +141,7 @@ class CleanSettings:
     sequence: SequenceSettings
     context: ContextSettings
     segmentation: SegmentationSettings
+    channel: ChannelSettings
 
     @classmethod
     @lru_cache(maxsize=1)

@@ -94,6 +94,18 @@ def module_sources(stubs: list[Stub]) -> dict[str, str]:
     return out
 
 
+def package_files(stubs: list[Stub]) -> dict[str, str]:
+    """The package's files: path under its folder ('aduj/whist.py') → source. The reading
+    room zips the same files from the database (rules.stub_source) for download."""
+    files = {"__init__.py": '"""Rule stubs of the Académie, one function per article (generated)."""\n'}
+    for module, source in module_sources(stubs).items():
+        parts = module.split(".")[1:]
+        for k in range(1, len(parts)):
+            files.setdefault("/".join([*parts[:k], "__init__.py"]), "")
+        files["/".join(parts) + ".py"] = source
+    return files
+
+
 def write_package(stubs: list[Stub], folder: Path) -> Path:
     """Write the package under ``folder`` (replaced whole, never half-written)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -103,15 +115,10 @@ def write_package(stubs: list[Stub], folder: Path) -> Path:
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir()
-    (tmp / "__init__.py").write_text('"""Rule stubs of the Académie, one function per article (generated)."""\n', encoding="utf-8")
-    for module, source in module_sources(stubs).items():
-        parts = module.split(".")[1:]
-        path = tmp.joinpath(*parts[:-1])
-        path.mkdir(parents=True, exist_ok=True)
-        init = path / "__init__.py"
-        if not init.exists():
-            init.write_text("", encoding="utf-8")
-        (path / f"{parts[-1]}.py").write_text(source, encoding="utf-8")
+    for name, source in package_files(stubs).items():
+        path = tmp / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding="utf-8")
     old = temporary(final, "old")
     if final.exists():
         final.rename(old)

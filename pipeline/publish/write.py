@@ -192,6 +192,7 @@ def _write_pages(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter, id
                 "head_game": p.head_game,
                 "raw_start": p.start,
                 "head_end": p.head_end,
+                "status": p.status,
             }
         )
     db["pages"].insert_all(rows)
@@ -233,6 +234,7 @@ def _write_passages(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter,
                 "raw_end": p.text.raw_end,
                 "term": p.term,
                 "note_for": c.citations[p.note_for] if p.note_for is not None else None,
+                "status": p.status,
             }
         )
         for k in p.text.corrections():

@@ -8,6 +8,8 @@ search and cite. Every page also answers as JSON (the same path ending in .json)
                              its stub, the citation to copy (text and BibTeX)
 - ``/game/<slug>``           all the passages of a game, across chapters and editions
 - ``/search?q=…``            full-text search over clean, folded and raw text
+- ``/review``                `academie serve --edit` only: the proofreading queue, one
+                             item at a time, and the decisions (pipeline/web/review.py)
 
 What does not exist is a 404: a page saying so, or for a ``.json`` path the JSON
 ``{"ok": false, "error": "…", "status": 404}``.
@@ -26,10 +28,12 @@ from urllib.parse import unquote
 from datasette import Response, hookimpl
 from markupsafe import Markup, escape
 
+from . import downloads, dts
 from ..fixes import fix_names
 from ..publish.queries import PASSAGE_SQL
 from ..segment.citations import citation_path as cite_url
 from ..text import fold
+from .review import edit_bar, refuse_write, review_page
 
 
 @hookimpl
@@ -42,6 +46,9 @@ def register_routes():
         (r"^/cite/(?P<citation>[^/]+)$", cite),
         (r"^/game/(?P<slug>[a-z0-9-]+?)(?P<json>\.json)?$", game),
         (r"^/search(?P<json>\.json)?$", search),
+        (r"^/review(?P<json>\.json)?$", review_page),
+        *downloads.ROUTES,  # the edition's files (pipeline/web/downloads.py)
+        *dts.ROUTES,  # Distributed Text Services 1.0 under /dts/ (pipeline/web/dts.py)
     ]
 
 
@@ -66,16 +73,23 @@ def base_url(datasette) -> str:
 @hookimpl
 def asgi_wrapper(datasette):
     """The reading room only reads: a request with another method than GET or HEAD is a
-    405 wherever it goes (Datasette's table pages would answer a POST with a 500)."""
-
+    405 wherever it goes (Datasette's table pages would answer a POST with a 500). Under
+    `academie serve --edit`, a POST to the review page is let through, from this machine
+    and with the edit cookie only (else a 403, its body unread); Datasette's CSRF check
+    comes next."""
     def wrap(app):
         async def read_only(scope, receive, send):
             if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD"):
-                body = json.dumps({"ok": False, "error": f"{scope['method']} is not allowed: the reading room only "
-                                   "reads", "status": 405}).encode()
-                print(f"{scope['method']} {scope['path']}: 405 not allowed", file=sys.stderr, flush=True)
-                await send({"type": "http.response.start", "status": 405,
-                            "headers": [(b"content-type", b"application/json; charset=utf-8"), (b"allow", b"GET, HEAD")]})
+                refused = refuse_write(datasette, scope)
+                if refused is None:
+                    await app(scope, receive, send)
+                    return
+                status, message = refused
+                body = json.dumps({"ok": False, "error": message, "status": status}).encode()
+                print(f"{scope['method']} {scope['path']}: {status} {message}", file=sys.stderr, flush=True)
+                headers = [(b"content-type", b"application/json; charset=utf-8")]
+                await send({"type": "http.response.start", "status": status,
+                            "headers": headers + ([(b"allow", b"GET, HEAD")] if status == 405 else [])})
                 await send({"type": "http.response.body", "body": body})
                 return
             await app(scope, receive, send)
@@ -142,6 +156,7 @@ async def _page(datasette, request, template: str, context: dict, as_json: bool,
                              status=status)
     context["json_url"] = (request.path.rstrip("/") or "/index") + ".json" + (
         f"?{request.query_string}" if request.query_string else "")
+    context["edit"] = edit_bar(datasette)  # under --edit: the way to the review page, a rebuild pending
     return Response.html(await datasette.render_template(template, context, request=request), status=status)
 
 
@@ -219,10 +234,12 @@ def bibtex(p: dict, base: str) -> str:
     return "\n".join(lines)
 
 
-def marked_text(text: str, corrections: list[dict], page: int | None, explain: dict[str, str]) -> Markup:
+def marked_text(text: str, corrections: list[dict], page: int | None, explain: dict[str, str],
+                statuses: dict[int, str] | None = None) -> Markup:
     """The clean text with each correction of the words marked (its OCR form, fix and
-    explanation on hover or focus; layout edits are not marked), and the printed page
-    where the passage crosses a page break."""
+    explanation on hover or focus; layout edits are not marked; a correction an editor
+    decided marked as checked), and the printed page where the passage crosses a page
+    break, with its status if an editor marked it (``statuses``: page → status)."""
     out, pos, pages = [], 0, page
     for c in sorted(corrections, key=lambda c: (c["clean_start"], c["clean_end"])):
         a, b = c["clean_start"], c["clean_end"]
@@ -233,6 +250,8 @@ def marked_text(text: str, corrections: list[dict], page: int | None, explain: d
         if "layout.page_break" in fix_names(fix):
             pages = pages + 1 if pages is not None else None
             label = f"p. {pages}" if pages is not None else "page"
+            if pages is not None and (statuses or {}).get(pages):
+                label += f" · {statuses[pages]}"
             out.append(Markup('<span class="pb" role="note" aria-label="page break">{}</span>').format(label))
             out.append(escape(text[a:b]))
         elif c["kind"] == "layout":
@@ -240,11 +259,23 @@ def marked_text(text: str, corrections: list[dict], page: int | None, explain: d
         else:
             shown = text[a:b] or "·"
             note = f"OCR: {c['before']!r} · {fix} ({c['confidence']:.2f}): {explain_fix(fix, explain)}"
-            out.append(Markup('<mark class="fix" tabindex="0" title="{}" data-raw="{}">{}</mark>').format(
-                note, c["before"], shown))
+            if checked_by_an_editor(fix):
+                out.append(Markup('<mark class="fix checked" tabindex="0" title="{}" data-raw="{}">{}</mark>').format(
+                    f"{CHECKED} · {note}", c["before"], shown))
+            else:
+                out.append(Markup('<mark class="fix" tabindex="0" title="{}" data-raw="{}">{}</mark>').format(
+                    note, c["before"], shown))
         pos = b
     out.append(escape(text[pos:]))
     return Markup("").join(out)
+
+
+CHECKED = "checked by an editor"
+
+
+def checked_by_an_editor(fix: str) -> bool:
+    """A correction an editor decided (corpus/proofs/): one of its fixes is a proof.* fix."""
+    return any(name.startswith("proof.") for name in fix_names(fix))
 
 
 async def _explanations(datasette) -> dict[str, str]:
@@ -298,7 +329,8 @@ async def home(datasette, request):
         e["short_title"] = short_title(e["title"])
         e["chapters"] = [c for c in chapters if c["edition_id"] == e["id"]]
     totals = (await _rows(datasette, "SELECT count(*) AS passages, sum(kind = 'article') AS articles FROM passages"))[0]
-    context = {"editions": [e for e in editions if e["chapters"]], "totals": totals}
+    context = {"editions": [e for e in editions if e["chapters"]], "totals": totals,
+               "downloads": await downloads.files(datasette)}
     return await _page(datasette, request, "academie_home.html", context, bool(request.url_vars.get("json")))
 
 
@@ -314,12 +346,17 @@ async def chapter(datasette, request):
     corrections = await _rows(datasette, """
         SELECT k.passage_id, k.clean_start, k.clean_end, k.before, k.after, k.fix, k.kind, k.confidence
         FROM corrections k JOIN passages p ON p.id = k.passage_id WHERE p.chapter_id = ?""", [cid])
+    # the pages an editor marked (corpus/proofs/): proofread, problematic, validated
+    statuses = {r["number"]: r["status"] for r in await _rows(datasette, """
+        SELECT number, status FROM pages WHERE chapter_id = ? AND number IS NOT NULL AND status != 'not proofread'""",
+                                                                [cid])}
     last_page = None  # the page the reading has reached, breaks inside passages included
     for p in passages:
         p["url"] = cite_url(p["citation"])
         p["page_break"] = p["page"] is not None and p["page"] != last_page
+        p["page_status"] = statuses.get(p["page"]) if p["page_break"] else None
         own = [k for k in corrections if k["passage_id"] == p["id"]]
-        p["text_html"] = marked_text(p["text_clean"], own, p["page"], explain)
+        p["text_html"] = marked_text(p["text_clean"], own, p["page"], explain, statuses)
         if p["page"] is not None:
             last_page = p["page"] + sum("layout.page_break" in fix_names(k["fix"]) for k in own)
         p["anchor"] = p["citation"].split(":", 1)[1]
@@ -378,7 +415,8 @@ async def cite(datasette, request):
         "p": p,
         "text_html": marked_text(p["text_clean"], corrections, p["page"], explain),
         "parts_html": highlighted_parts(p["text_clean"], rule),
-        "corrections": [{**c, "explanation": explain_fix(c["fix"], explain)} for c in corrections if c["kind"] != "layout"],
+        "corrections": [{**c, "explanation": explain_fix(c["fix"], explain), "checked": checked_by_an_editor(c["fix"])}
+                        for c in corrections if c["kind"] != "layout"],
         "layout_edits": sum(1 for c in corrections if c["kind"] == "layout"),
         "suggestions": suggestions,
         "rule": {**rule, "consequences": json.loads(rule["consequences"])} if rule else None,
