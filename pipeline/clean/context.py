@@ -403,9 +403,10 @@ def _edits1(word: str) -> set[str]:
 def _by_fold(index, min_zipf: float) -> dict[str, list[str]]:
     """The index's words at least ``min_zipf`` common, by their letters without accents."""
     out: dict[str, list[str]] = {}
-    for w, f in index.folded.items():
-        if index.zipf[w] >= min_zipf:
-            out.setdefault(f, []).append(w)
+    folded = index.folded  # made as asked for: the words are the zipf table's
+    for w, z in index.zipf.items():
+        if z >= min_zipf:
+            out.setdefault(folded[w], []).append(w)
     return out
 
 
