@@ -325,3 +325,17 @@ def test_a_fix_is_judged_right_when_every_word_it_touches_is_the_gold_s():
     assert fixes_judged(clean, gold, fixes) == [(0.92, True), (0.6, False), (0.97, True)]
     assert calibration([(0.92, True), (0.6, False), (0.97, True), (1.0, True)]) == [
         (0.95, 1.0, 2, 2), (0.9, 0.95, 1, 1), (0.8, 0.9, 0, 0), (0.7, 0.8, 0, 0), (0.5, 0.7, 1, 0), (0.0, 0.5, 0, 0)]
+
+
+def test_a_suggestion_for_a_word_a_later_step_changed_is_dropped(res):
+    """'pr^ier': the corrector, alone, can only suggest 'parler'; the sentence then reads
+    the speck as debris inside 'prier'. The reader must not be offered 'parler' for a
+    word the text no longer prints."""
+    from pipeline.clean import chapter_context, clean_text
+    from pipeline.text import MappedText
+
+    text = "On doit pr^ier le joueur de jouer."
+    ctx = chapter_context(text, res)
+    mt = clean_text(MappedText.from_raw(text, 0, len(text)), ctx)
+    assert (mt.text, [(c.before, c.after, c.fix) for c in mt.corrections()], ctx.suggestions) == (
+        "On doit prier le joueur de jouer.", [("pr^ier", "prier", "clean.segmentation")], [])
