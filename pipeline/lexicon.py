@@ -51,6 +51,12 @@ class Lexicon:
             return 0.0
         return round(math.log10(f * 1e9), 2)
 
+    def frequency(self, word: str) -> float:
+        """The word's frequency in French (a share of all words), as known as ``best_zipf``
+        knows it (a period spelling as its modern word): 0 if unknown."""
+        z = self.best_zipf(word)
+        return 10 ** (z - 9) if z > 0 else 0.0
+
     def known(self, word: str, min_zipf: float = 1.0) -> bool:
         """Known as written, as a period spelling, or with its long s restored."""
         return self.best_zipf(word) >= min_zipf

@@ -157,13 +157,22 @@ def test_a_paragraph_never_ends_on_de(db):
     assert db.execute("SELECT citation FROM passages WHERE text_clean LIKE '% de'").fetchall() == []
 
 
+@pytest.mark.parametrize("fragment", [
+    "ni callade, etc, ",  # 'elc', a real word, which the sentence reads as 'etc'
+    "il doit jouer une petite carte dans cette couleur",  # 'pelile' (two confusions), 'celle'
+    "Celui qui fait toutes les levées",  # 'loules'
+    "quand ce n'est pas son tour, il ne pourrait ni couper",  # 'lour'
+])
+def test_page_text_read_in_context(db, fragment):
+    assert len(passages_with(db, fragment)) == 1
+
+
 def misread(name, printed, reason):
     """The page's text, which the engine still misreads: a strict xfail saying how."""
     return pytest.param(printed, id=name, marks=pytest.mark.xfail(strict=True, reason=reason))
 
 
 @pytest.mark.parametrize("fragment", [
-    misread("callade-etc", "ni callade, etc", "'etc' printed 'elc' by the OCR is left as it is (our reading)"),
     misread("quelqu-autre-case", "Si vous avez quelqu’autre case dans la table",
             "the long s of 'case' read 'cale', a real word, is kept, though 'cafes' two lines on is read 'cases' "
             "(our reading)"),

@@ -49,6 +49,87 @@ def test_correct_words_left_alone(res, sentence):
     assert fix_and_explain(sentence, res) == (sentence, [])
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # the same printed word read both ways, as its sentence decides
+    ("Il doit jouer une petite carte de celle couleur.", "Il doit jouer une petite carte de cette couleur."),
+    ("Il prend sa carte, et celle qui reste au talon.", "Il prend sa carte, et celle qui reste au talon."),
+    ("Si vous avez deux rois dans voire main, jouez-les.", "Si vous avez deux rois dans votre main, jouez-les."),
+    ("Il peut jouer, voire même couper.", "Il peut jouer, voire même couper."),
+    ("Il marque eu bredouille tous les points.", "Il marque en bredouille tous les points."),
+    ("Elle a eu la main deux fois.", "Elle a eu la main deux fois."),
+    ("On compte les points, mais ou ne marque pas la partie.", "On compte les points, mais on ne marque pas la partie."),
+    ("Il joue trèfle ou pique, à son choix.", "Il joue trèfle ou pique, à son choix."),
+    ("Quand ce n'est pas son lour, il ne peut pas jouer.", "Quand ce n'est pas son tour, il ne peut pas jouer."),
+    ("Il ne dit pas un mol de toute la partie.", "Il ne dit pas un mot de toute la partie."),
+    ("Il joue fout ce qu'il a perdu.", "Il joue tout ce qu'il a perdu."),
+    ("Les jetons qui oui une valeur convenue.", "Les jetons qui ont une valeur convenue."),
+    ("On doit paver trois fiches pour ce coup.", "On doit payer trois fiches pour ce coup."),
+])
+def test_real_words_read_in_context(res, printed, expected):
+    text, edits = fix_and_explain(printed, res)
+    assert text == expected
+    assert {e.fix for e in edits} <= {"clean.context_word"}
+
+
+@pytest.mark.parametrize("printed,expected", [
+    # several confusions in one word: too dear alone, called for by the sentence
+    ("Il faut se rappeler loules les cartes jouées.", "Il faut se rappeler toutes les cartes jouées."),
+    ("Le joueur doit èlre placé vis-à-vis de son associé.", "Le joueur doit être placé vis-à-vis de son associé."),
+    ("Il doit jouer une pelile carte de la couleur.", "Il doit jouer une petite carte de la couleur."),
+])
+def test_words_misread_in_several_letters_read_in_context(res, printed, expected):
+    text, edits = fix_and_explain(printed, res)
+    assert (text, [e.fix for e in edits]) == (expected, ["clean.context_nonword"])
+
+
+@pytest.mark.parametrize("sentence", [
+    "Ils ont tendu des pièges aux joueurs.",  # the Littré prints 'piéges': the same word to the model
+    "Il ne fera pas la vole sans la faire.",  # the game's word: 'voie' fits as well, the book says 'vole'
+    "Le joueur qui a la main, dit-on, fe trompe.",  # 'te' is cheap, 'se' as likely: no reading stands out
+    "Les dés sont jetés; dés que la main est faite, il joue.",  # a change of accents: period spelling
+    "Ce n'est pas à Lour de jouer, mais à Pierre.",  # a capital inside a sentence: a name ('lour' would be read)
+])
+def test_words_the_sentence_leaves_alone(res, sentence):
+    assert fixed(res, sentence) == sentence
+
+
+@pytest.mark.parametrize("printed,expected", [
+    # a space the OCR added: joined when the sentence calls for the word they make
+    ("Il ne faut pas commencer, car la con solalion serait de deux fiches.",
+     "Il ne faut pas commencer, car la consolation serait de deux fiches."),
+    ("On fait ce qu'on ap pelle faire la vole.", "On fait ce qu'on appelle faire la vole."),
+    ("Il peut proposer de com position, mais l'autre refuse.", "Il peut proposer de composition, mais l'autre refuse."),
+    ("Il doit appeler toutes ses car les.", "Il doit appeler toutes ses cartes."),  # two real words, one misread
+    ("Il a pris la con.solalion du jeu.", "Il a pris la consolation du jeu."),  # a speck of debris for the space
+    # a space the OCR lost: parted when the sentence calls for two words
+    ("La partie est triple et dune partie double.", "La partie est triple et d'une partie double."),
+    ("Il le tient encore déplus loin.", "Il le tient encore de plus loin."),
+    ("On ne jouerait qu'avec trentesix cartes.", "On ne jouerait qu'avec trente-six cartes."),
+])
+def test_words_joined_and_parted_in_context(res, printed, expected):
+    text, edits = fix_and_explain(printed, res)
+    assert (text, [e.fix for e in edits]) == (expected, ["clean.segmentation"])
+
+
+@pytest.mark.parametrize("sentence", [
+    "Il joue carreau, car les autres couleurs manquent.",  # 'cartes' is near, the sentence wants 'car les'
+    "La dune est haute près de la mer.",  # a real dune
+    "Il aime déjouer les pièges de son adversaire.",  # a real verb
+    "Il ne faudroit pas le battre.",  # period spelling, whole
+])
+def test_spaces_the_sentence_leaves_alone(res, sentence):
+    assert fixed(res, sentence) == sentence
+
+
+def test_a_join_must_beat_the_print_read_with_a_letter_misread(res):
+    from pipeline.clean import chapter_context
+
+    reader = chapter_context("", res, "003_f61ce87bf6c7524e.txt").reader
+    # 'il v a plusieurs': 'va' fits better than the print, but 'y a', a letter misread, better still
+    assert reader.join("v", "a", "il", "plusieurs", False) is None
+    assert reader.join("ap", "pelle", "on", "faire", False).word == "appelle"
+
+
 def test_long_s_read_by_lexicon_and_context(res):
     seg = process_chapter(MADE_UP / "long_s_tables.txt", res)
     text = " ".join(p.text.text for p in seg.passages)
@@ -112,11 +193,12 @@ def test_eval_on_the_gold_chapters_meets_the_targets(built_db):
     scores = evaluate_db(sqlite3.connect(built_db), Path(__file__).parent / "fixtures" / "gold")
     assert [s.chapter for s in scores] == ["002_88808cca03487927.txt", "004_1b7568f237a1e7a3.txt"]
     total = scores[0] + scores[1]
-    # measured from the page text (the export's header line is not OCR): 54% in Nov. 2026
-    assert total.reduction >= 0.50
+    # measured from the page text (the export's header line is not OCR): 54% in Nov. 2026,
+    # 58.8% with the sequence model (83 of the 153 wrong words fixed, none broken)
+    assert total.reduction >= 0.58
     assert total.reduction_layout + total.reduction_words == pytest.approx(total.reduction)
     assert total.broken_rate <= 0.003  # at most 0.3% of the words right in raw broken
-    assert total.fixed_rate > 0.16  # more than the peers fix
+    assert total.fixed_rate >= 0.54  # the peers fix 22% at most
 
 
 def test_eval_measures_from_the_page_text_not_the_export_header(tmp_path):
@@ -212,17 +294,20 @@ def test_the_game_a_chapter_is_about_makes_its_name_likelier(res):
     from pipeline.clean import chapter_context, clean_text
     from pipeline.text import MappedText
 
-    text = "Au piqnet, celui qui a la main joue le premier."
-
-    def cleaned(games):
+    def cleaned(text, games):
         ctx = chapter_context(text, res, None, games)
-        return clean_text(MappedText.from_raw(text, 0, len(text)), ctx).text, [
+        mt = clean_text(MappedText.from_raw(text, 0, len(text)), ctx)
+        return mt.text, [(c.before, c.after, c.fix) for c in mt.corrections()], [
             (s.before, s.suggestion) for s in ctx.suggestions]
 
-    # running heads naming piquet: the game's name is read
-    assert cleaned(("piquet",)) == ("Au piquet, celui qui a la main joue le premier.", [])
-    # elsewhere the same reading is only suggested
-    assert cleaned(()) == (text, [("piqnet", "piquet")])
+    # running heads naming piquet: the game's name is read, alone
+    text = "Il aime le piqnet plus que tout."
+    assert cleaned(text, ("piquet",)) == ("Il aime le piquet plus que tout.", [("piqnet", "piquet", "clean.non_word")], [])
+    # elsewhere the same reading is only suggested …
+    assert cleaned(text, ()) == (text, [], [("piqnet", "piquet")])
+    # … unless the sentence calls for it: 'au piquet' is the French of the games
+    assert cleaned("Au piqnet, celui qui a la main joue le premier.", ()) == (
+        "Au piquet, celui qui a la main joue le premier.", [("piqnet", "piquet", "clean.context_nonword")], [])
 
 
 def test_a_fix_is_judged_right_when_every_word_it_touches_is_the_gold_s():
@@ -240,3 +325,17 @@ def test_a_fix_is_judged_right_when_every_word_it_touches_is_the_gold_s():
     assert fixes_judged(clean, gold, fixes) == [(0.92, True), (0.6, False), (0.97, True)]
     assert calibration([(0.92, True), (0.6, False), (0.97, True), (1.0, True)]) == [
         (0.95, 1.0, 2, 2), (0.9, 0.95, 1, 1), (0.8, 0.9, 0, 0), (0.7, 0.8, 0, 0), (0.5, 0.7, 1, 0), (0.0, 0.5, 0, 0)]
+
+
+def test_a_suggestion_for_a_word_a_later_step_changed_is_dropped(res):
+    """'pr^ier': the corrector, alone, can only suggest 'parler'; the sentence then reads
+    the speck as debris inside 'prier'. The reader must not be offered 'parler' for a
+    word the text no longer prints."""
+    from pipeline.clean import chapter_context, clean_text
+    from pipeline.text import MappedText
+
+    text = "On doit pr^ier le joueur de jouer."
+    ctx = chapter_context(text, res)
+    mt = clean_text(MappedText.from_raw(text, 0, len(text)), ctx)
+    assert (mt.text, [(c.before, c.after, c.fix) for c in mt.corrections()], ctx.suggestions) == (
+        "On doit prier le joueur de jouer.", [("pr^ier", "prier", "clean.segmentation")], [])

@@ -24,9 +24,16 @@ __all__ = ["STEPS", "CleanContext", "Step", "Suggestion", "chapter_context", "cl
 def clean_text(text: MappedText, ctx: CleanContext, steps: Sequence[Step] = STEPS) -> MappedText:
     for step in steps:
         ctx.raw_of = lambda a, b, t=text: (t.to_raw(a), t.to_raw(b - 1) + 1 if b > a else t.to_raw(a))
+        earlier = list(ctx.suggestions)
         edits = list(step.find(text.text, ctx))
         if edits:
-            text = text.apply(_non_overlapping(edits))
+            edits = _non_overlapping(edits)
+            changed = [ctx.raw_of(e.start, e.end) for e in edits]
+            # what an earlier step only suggested for a word a later step has changed is
+            # stale: the reader would be offered a reading of a word no longer printed
+            stale = {id(sg) for sg in earlier if any(a < sg.end and sg.start < max(b, a + 1) for a, b in changed)}
+            ctx.suggestions[:] = [sg for sg in ctx.suggestions if id(sg) not in stale]
+            text = text.apply(edits)
     return text
 
 

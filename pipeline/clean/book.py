@@ -18,28 +18,52 @@ from ..corpus import chapter_files
 from ..ingest import MAX_CHAPTER_BYTES, ingest
 from ..records import InputError
 from ..resources import Resources
+from .context import ContextReader
 from .correct import BookContext, ChannelModel, Corrector, Domain, book_counts, is_long_s_printing
+from .sequence import BookCounts, BookSequence, SequenceModel, book_pairs
 from .settings import CleanSettings
 from .steps import CleanContext
 
 
-def corpus_counts(res: Resources) -> tuple[Counter, frozenset[str]]:
-    """How often the corpus uses each word, and the names of the files counted (those
-    ingest can read; the build reports the others)."""
+def corpus_texts(res: Resources) -> dict[str, str]:
+    """The text of each chapter of the corpus that ingest can read (the build reports
+    the others), by file name."""
 
-    def count() -> tuple[Counter, frozenset[str]]:
-        texts, names = [], []
+    def read() -> dict[str, str]:
+        texts = {}
         folder = res.corpus
         for path in chapter_files(folder) if folder.is_dir() else []:
             try:
                 raw = ingest(path, max_bytes=res.max_chapter_bytes or MAX_CHAPTER_BYTES)
             except InputError:
                 continue
-            texts.append(raw.text)
-            names.append(raw.source_file)
-        return book_counts(texts), frozenset(names)
+            texts[raw.source_file] = raw.text
+        return texts
+
+    return res.cached("clean.corpus_texts", read)
+
+
+def corpus_counts(res: Resources) -> tuple[Counter, frozenset[str]]:
+    """How often the corpus uses each word, and the names of the files counted."""
+
+    def count() -> tuple[Counter, frozenset[str]]:
+        texts = corpus_texts(res)
+        return book_counts(texts.values()), frozenset(texts)
 
     return res.cached("clean.corpus_counts", count)
+
+
+def book_sequence(res: Resources, source_file: str | None, text: str) -> BookSequence:
+    """The sequence model with the book's counts: the corpus's words and pairs, and
+    the chapter's own when it is not one of the corpus's files."""
+
+    def count() -> tuple[BookCounts, frozenset[str]]:
+        texts = corpus_texts(res)
+        return BookCounts.of(texts.values(), CleanSettings.default().sequence.book_min_count), frozenset(texts)
+
+    book, names = res.cached("clean.corpus_pairs", count)
+    own = None if source_file in names else book_pairs([text])
+    return SequenceModel.default().with_book(book, own)
 
 
 def corrector(res: Resources, model: ChannelModel | None = None) -> Corrector:
@@ -77,7 +101,10 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
                 own[w.replace("f", "s")] += n
     domain = Domain.default()
     terms = domain.terms_of(own) | _name_words(res, games)
-    return CleanContext(res, corrector(res), BookContext(counts, long_s, terms, domain.bonus), CleanSettings.default())
+    settings = CleanSettings.default()
+    cor = corrector(res)
+    reader = ContextReader(cor, book_sequence(res, source_file, text), settings.context, settings.segmentation, long_s)
+    return CleanContext(res, cor, BookContext(counts, long_s, terms, domain.bonus), settings, reader=reader)
 
 
 def _name_words(res: Resources, games: Iterable[str]) -> frozenset[str]:

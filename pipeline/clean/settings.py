@@ -75,6 +75,50 @@ class CorrectorSettings:
 
 
 @dataclass(frozen=True)
+class SequenceSettings:
+    """The sequence model (clean/sequence.py): where its counts come from, how they are smoothed."""
+
+    littre: str
+    discount: float
+    book_weight: float
+    book_min_count: int
+    wordfreq_share: float
+    floor: float
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """Decisions in context (clean/context.py): a word against the words that look like it,
+    scored by the sequence model."""
+
+    weight: float
+    min_zipf: float
+    reach: float
+    max_candidates: int
+    letter_cost: float
+    realword_max_cost: float
+    realword_margin: float
+    realword_lead: float
+    rival_max_cost: float
+    nonword_max_cost: float
+    nonword_margin: float
+    nonword_lead: float
+    unknown_logp: float
+    suggestion_margin: float
+
+
+@dataclass(frozen=True)
+class SegmentationSettings:
+    """Words joined and parted as the sentence decides (clean/context.py)."""
+
+    space: float
+    apostrophe: float
+    max_cost: float
+    margin: float
+    split_max_zipf: float
+
+
+@dataclass(frozen=True)
 class ChannelSettings:
     """How the channel is learned (clean/learn.py, `academie learn`)."""
 
@@ -94,6 +138,9 @@ class CleanSettings:
     split_word: SplitWord
     joined_words: JoinedWords
     corrector: CorrectorSettings
+    sequence: SequenceSettings
+    context: ContextSettings
+    segmentation: SegmentationSettings
     channel: ChannelSettings
 
     @classmethod

@@ -18,7 +18,9 @@ from ..markers import number_marker, roman_marker
 from ..numbers import DIGITS
 from ..resources import Resources
 from ..text import Edit
+from .context import ContextReader
 from .correct import BookContext, Corrector
+from .sequence import normal, token_spans
 from .settings import CleanSettings
 
 
@@ -34,6 +36,7 @@ class CleanContext:
     settings: CleanSettings = field(default_factory=CleanSettings.default)
     suggestions: list[Suggestion] = field(default_factory=list)
     raw_of: Callable[[int, int], tuple[int, int]] | None = None
+    reader: ContextReader | None = None  # the words read between their neighbours (context.py)
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,91 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         elif ctx.raw_of is not None:
             a, b = ctx.raw_of(m.start(), m.end())
             ctx.suggestions.append(Suggestion(a, b, word, d.word, d.fix, d.confidence))
+
+
+_BEFORE_WORD = frozenset(" \t\n(«\"'’-")
+_AFTER_WORD = frozenset(" \t\n,.;:!?)»\"-")
+
+
+def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
+    """Each word against the words that look like it, as its neighbours decide
+    (context.py), left to right: a word decided is the next one's left neighbour."""
+    reader = ctx.reader
+    if reader is None:
+        return
+    skip_until = _marker_end(text, ctx)
+    toks = token_spans(text)
+    prev = "."
+    for k, (tok, a, b) in enumerate(toks):
+        word = text[a:b]
+        nxt = toks[k + 1][0] if k + 1 < len(toks) else "."
+        d = None
+        # a word standing clear of debris ('lobli^er' is one word the OCR broke, not 'er')
+        clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD)
+        if a >= skip_until and clear and word[-1].isalpha():
+            d = reader.decide(word, prev, nxt, sentence_start=prev == ".")
+        if d is None:
+            prev = tok
+            continue
+        span = ctx.raw_of(a, b) if ctx.raw_of is not None else None
+        if d.applied:
+            yield Edit(a, b, d.word, d.fix, d.confidence)
+            prev = normal(d.word)
+            # what the engine only suggested for the word, the sentence has decided
+            ctx.suggestions[:] = [sg for sg in ctx.suggestions if (sg.start, sg.end) != span]
+            continue
+        prev = tok
+        if span is not None and not any((sg.start, sg.end) == span for sg in ctx.suggestions):
+            ctx.suggestions.append(Suggestion(*span, word, d.word, d.fix, d.confidence))
+
+
+# what may part two pieces of one word: a space, specks of debris between two letters
+# ('con.solalion'), a hyphen whose line end was lost, with its debris ('com-^ position')
+_SEPARATOR = regex.compile(r" (?=\p{L})|[.,'’^*|»«]+(?=\p{Ll})|-[^\w\s]*\s(?=\p{Ll})")
+_LETTER_RUN = regex.compile(r"\p{L}+")
+
+
+def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
+    """Spaces the OCR added or lost, as the sentence decides (context.py): two words
+    joined into the one they make, one word parted into two, left to right."""
+    reader = ctx.reader
+    if reader is None:
+        return
+    skip_until = _marker_end(text, ctx)
+    toks = token_spans(text)
+    prev = "."
+    k = 0
+    while k < len(toks):
+        tok, a, b = toks[k]
+        word = text[a:b]
+        clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD | _DEBRIS)
+        if a < skip_until or not clear or not word.isalpha():
+            prev, k = tok, k + 1
+            continue
+        start = prev == "."
+        sep = _SEPARATOR.match(text, b)
+        second = _LETTER_RUN.match(text, sep.end()) if sep else None
+        if second is not None and (second.end() == len(text) or text[second.end()] in _AFTER_WORD):
+            j = k + 1
+            while j < len(toks) and toks[j][1] < second.end():
+                j += 1
+            after = toks[j][0] if j < len(toks) else "."
+            d = reader.join(word, second.group(), prev, after, start, sep.group())
+            if d is not None and d.applied:
+                yield Edit(a, second.end(), d.word, d.fix, d.confidence)
+                prev, k = normal(d.word), j
+                continue
+        if b == len(text) or text[b] in _AFTER_WORD:
+            nxt = toks[k + 1][0] if k + 1 < len(toks) else "."
+            d = reader.split(word, prev, nxt, start)
+            if d is not None and d.applied:
+                yield Edit(a, b, d.word, d.fix, d.confidence)
+                prev, k = normal(regex.split(r"[ '-]", d.word)[-1]), k + 1
+                continue
+        prev, k = tok, k + 1
+
+
+_DEBRIS = frozenset(".,'’^*|»«")
 
 
 def _marker_end(text: str, ctx: CleanContext) -> int:
@@ -338,4 +426,6 @@ STEPS: tuple[Step, ...] = (
     Step(("clean.split_word",), _split_words),
     Step(("clean.joined_words",), _joined_words),
     Step(("clean.non_word", "clean.real_word", "clean.long_s"), _words),
+    Step(("clean.segmentation",), _segmentation),
+    Step(("clean.context_word", "clean.context_nonword"), _in_context),
 )

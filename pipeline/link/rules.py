@@ -385,8 +385,10 @@ class RulesScore:
 
 
 def _canonical(consequences) -> list[tuple]:
+    # a field may be missing from one consequence and not another: None sorts first
     return sorted(
-        (c.get("kind"), c.get("amount"), c.get("unit"), c.get("to")) for c in consequences
+        ((c.get("kind"), c.get("amount"), c.get("unit"), c.get("to")) for c in consequences),
+        key=lambda t: tuple((x is not None, str(x)) for x in t),
     )
 
 

@@ -1,0 +1,436 @@
+"""Decisions in context: which of the words that look alike to the OCR the sentence
+calls for.
+
+The correction engine (correct.py) judges a word alone: a known word is changed only
+for a far likelier one. But 'celle' and 'cette', 'lour' and 'tour', 'on' and 'ou'
+are all words; only the sentence tells which was printed. Here each word is weighed
+against the words it could be misread from (the same glyph skeleton, one edit away,
+or a word the previous one is often followed by and that looks like it), each
+scored as
+
+    log10 P(word | previous) + log10 P(next | word) − weight × cost(printed → word)
+
+with the sequence model (sequence.py) and the channel's costs (confusions.toml). A
+known word is replaced when a candidate fits its neighbours ``realword_margin``
+better, its channel cost paid; a word no lexicon knows, which the engine left
+because no single cheap confusion explained it ('pelile', 'loules'), when a candidate
+explained by several confusions fits ``nonword_margin`` better than an unknown word
+would (``unknown_logp``). A change of accents only is never made (period spelling:
+'dés que'), nor is a capitalised word inside a sentence (a name, a player) touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from weakref import WeakKeyDictionary
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from ..lexicon import Lexicon
+from ..text import fold_letters
+from .correct import Corrector, _cased, _lexicon_index
+from .sequence import BookSequence, normal
+from .settings import ContextSettings, SegmentationSettings
+
+
+@dataclass(frozen=True)
+class ContextDecision:
+    word: str  # cased like the printed word
+    cost: float
+    confidence: float
+    applied: bool  # at or above the margin: an edit; below it: a suggestion
+    fix: str
+
+
+class ContextReader:
+    """Reads each word of a chapter between its neighbours (one per chapter: its
+    sequence model carries the book's counts)."""
+
+    def __init__(self, corrector: Corrector, sequence: BookSequence, settings: ContextSettings,
+                 segmentation: SegmentationSettings, long_s: bool = False):
+        self.corrector = corrector
+        self.lexicon: Lexicon = corrector.lexicon
+        self.sequence = sequence
+        self.settings = settings
+        self.segmentation = segmentation
+        self.long_s = long_s
+        # a word's candidates do not depend on the chapter: shared by the chapters of a
+        # process that share the index and the way they were printed
+        # (the lexicon's own index: candidates are at least min_zipf common, and the
+        # words a book adds to its index are rarer)
+        self.index = _lexicon_index(corrector.lexicon, corrector.model)
+        shared = self._shared = _SHARED.setdefault(self.index, {})
+        self._candidates: dict[str, list[tuple[str, float]]] = shared.setdefault(("known", long_s), {})
+        self._index_candidates: dict[str, list[str]] = shared.setdefault("unknown", {})
+        self._unknown: dict = shared.setdefault(("unknown", long_s), {})
+        self._decided: dict = {}
+        self._pieces: dict = shared.setdefault("pieces", {})
+        self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
+
+    def _cost(self, printed: str, c: str) -> float:
+        cost = self.corrector.model.cost(printed, c, self.long_s)
+        if min(len(c), len(printed)) <= 3:
+            cost += self.corrector.settings.short_length_change * abs(len(c) - len(printed))
+        return cost
+
+    def known_candidates(self, printed: str) -> list[tuple[str, float]]:
+        """The words a known word may have been misread from, (word, cost): the common
+        words of its glyph skeleton (two letters apart at most) and those one letter
+        away, which a sentence could make likelier than the printed one (their
+        frequency less the channel's cost no more than ``reach`` below its own). Up to
+        ``rival_max_cost``: a dearer reading is never made, but it can stand in the way
+        of a cheaper one ('fe trompe': 'te' is cheap, 'se' as likely). Memoised."""
+        hit = self._candidates.get(printed)
+        if hit is None:
+            st = self.settings
+            index = self.index
+            lower = printed.lower()
+            folded = fold_letters(lower)
+            z = self.lexicon.zipf(printed)
+            floor = max(st.min_zipf, z - st.reach)
+            cands = {c for c in index.same_skeleton(printed, floor)
+                     if Levenshtein.distance(index.folded[c], folded, score_cutoff=2) <= 2}
+            by_fold = self._by_fold()
+            for e in _edits1(folded):
+                cands.update(c for c in by_fold.get(e, ()) if index.zipf[c] >= floor)
+            cands = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
+                     if c != lower and index.folded[c] != folded]  # accents alone: period spelling
+            # the channel's cost is dear to compute: only for the likeliest few, ranked
+            # by frequency less a cost per letter changed
+            if len(cands) > st.max_candidates:
+                cands = sorted(cands, key=lambda c: index.zipf[c] - st.weight * st.letter_cost
+                               * Levenshtein.distance(index.folded[c], folded), reverse=True)[:st.max_candidates]
+            hit = []
+            for c in cands:
+                cost = self._cost(printed, c)
+                if cost <= st.rival_max_cost and index.zipf[c] - st.weight * cost >= z - st.reach:
+                    hit.append((c, cost))
+            self._candidates[printed] = hit
+        return hit
+
+    def unknown_candidates(self, printed: str, prev: str) -> list[str]:
+        """The words an unknown word may have been misread from: those the index finds,
+        and the words that follow the previous one in the counts, near in spelling
+        (memoised)."""
+        key = (printed, prev)
+        hit = self._unknown.get(key)
+        if hit is not None:
+            return hit
+        index = self.index
+        st = self.settings
+        lower = printed.lower()
+        folded = fold_letters(lower)
+        cands = self._index_candidates.get(printed)
+        if cands is None:
+            cands = self._index_candidates[printed] = [c for c in index.candidates(printed)
+                                                       if index.zipf[c] >= st.min_zipf]
+        cands = set(cands)
+        followers = self.sequence.followers_of(prev)
+        if followers:
+            limit = max(2, len(folded) // 3)
+            near = process.extract(folded, followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
+            cands |= {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
+        cands.discard(lower)
+        hit = self._unknown[key] = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
+                                    if index.folded[c] != folded]
+        return hit
+
+    def decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        """What the printed word should be between ``prev`` and ``nxt`` (tokens as the
+        sequence model counts them), if something else (memoised: a book repeats its
+        phrases)."""
+        key = (printed, prev, nxt, sentence_start)
+        if key not in self._decided:
+            self._decided[key] = self._decide(printed, prev, nxt, sentence_start)
+        return self._decided[key]
+
+    def _decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        if len(printed) < 2 or not printed.isalpha() or printed.isupper():
+            return None
+        if printed[0].isupper() and not sentence_start:
+            return None  # a name, a player ('C', 'Pierre'): not the sentence's to decide
+        lower = printed.lower()
+        if self.lexicon.is_period_form(lower):
+            return None
+        known = self.lexicon.zipf(printed) >= 1.0
+        st = self.settings
+        seq = self.sequence
+        if known:
+            costs = dict(self.known_candidates(printed))
+            if not costs:
+                return None
+            base = seq.around(prev, _normal(lower), nxt, printed=True)
+            margin, lead, max_cost, rival_cost = st.realword_margin, st.realword_lead, st.realword_max_cost, st.rival_max_cost
+        else:
+            costs = {}
+            cands = self.unknown_candidates(printed, prev)
+            if not cands:
+                return None
+            base = seq.around_unknown(prev, nxt, st.unknown_logp)
+            margin, lead, max_cost = st.nonword_margin, st.nonword_lead, st.nonword_max_cost
+            rival_cost = max_cost
+        # branch and bound: a candidate scores at most how well it fits (its cost is
+        # not negative), so once the fits left are below the second best score, or
+        # below what could be suggested, no candidate left can matter
+        ranked = sorted(((seq.around(prev, _normal(c), nxt), c) for c in (costs or cands)), reverse=True)
+        scored: list[tuple[float, str, float]] = []
+        for k, (fit, c) in enumerate(ranked):
+            if len(scored) >= 2 and fit <= scored[1][0]:
+                break
+            if fit < base + st.suggestion_margin and (not scored or fit <= scored[0][0] - lead):
+                break
+            if k >= st.max_candidates:
+                break  # the channel's cost is dear: the best fitting few only
+            cost = costs[c] if c in costs else self._cost(printed, c)
+            if cost > rival_cost:
+                continue
+            scored.append((fit - st.weight * cost, c, cost))
+            scored.sort(reverse=True)
+        if not scored:
+            return None
+        score, best, cost = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else base
+        gain, ahead = score - base, score - max(runner_up, base)
+        applied = gain >= margin and score - runner_up >= lead and cost <= max_cost
+        if not applied and (gain < st.suggestion_margin or cost > max_cost):
+            return None
+        confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
+        fix = "clean.context_word" if known else "clean.context_nonword"
+        return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
+
+
+    # -- words joined and parted ------------------------------------------------------------
+
+    def _chain(self, words: list[str], prev: str, nxt: str, printed: bool) -> float:
+        """log10 P(words, nxt | prev): a word no count knows as likely as ``unknown_logp``;
+        ``printed``: the words as printed there, whose own pairs do not count."""
+        seq = self.sequence
+        unknown = 10 ** self.settings.unknown_logp
+        less = 1 if printed else 0
+        total, v = 0.0, prev
+        for w in words:
+            total += seq.logp(w, v, less, low=max(seq.unigram(w), unknown))
+            v = w
+        return total + seq.logp(nxt, v, less)
+
+    def _choose(self, options, keep: float, margin: float, fix: str, printed: str,
+                sentence_start: bool) -> ContextDecision | None:
+        """The best of ``options`` ((score, reading, cost)) against keeping the print."""
+        if not options:
+            return None
+        options.sort(reverse=True)
+        score, best, cost = options[0]
+        runner_up = options[1][0] if len(options) > 1 else keep
+        gain = score - keep
+        applied = gain >= margin and score - runner_up >= self.settings.realword_lead
+        if not applied and gain < self.settings.suggestion_margin:
+            return None
+        ahead = score - max(runner_up, keep)
+        confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
+        return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
+
+    def join(self, a: str, b: str, prev: str, nxt: str, sentence_start: bool,
+             between: str = " ") -> ContextDecision | None:
+        """Two printed words as one, when the sentence calls for the word they make
+        ('con solalion' → 'consolation', 'car les' → 'cartes'), at the cost of what
+        parts them (a space, a lost line end's hyphen; specks of debris at the channel's
+        price) and of the confusions that explain the print. Memoised."""
+        key = ("join", a, b, prev, nxt, sentence_start, between)
+        if key not in self._decided:
+            self._decided[key] = self._join(a, b, prev, nxt, sentence_start, between)
+        return self._decided[key]
+
+    def _join(self, a: str, b: str, prev: str, nxt: str, sentence_start: bool, between: str) -> ContextDecision | None:
+        if not (a.isalpha() and b.isalpha()) or a.isupper() or b.isupper() or b[0].isupper():
+            return None
+        if a[0].isupper() and not sentence_start:
+            return None
+        st, sg = self.settings, self.segmentation
+        index = self.index
+        joined = a + b
+        lower = joined.lower()
+        known_a, known_b = self.lexicon.known(a), self.lexicon.known(b)
+        if known_a and known_b and self.lexicon.zipf(lower) < st.min_zipf and not self._may_be_one(a, b):
+            return None  # two words, and nothing common looks like them run together
+        cands = {}
+        if self.lexicon.is_period_form(lower):
+            cands[lower] = 0.0  # 'faudro.it': a word of the period, read as printed
+        elif self.lexicon.zipf(lower) >= st.min_zipf:
+            cands[lower] = 0.0
+        if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
+            near = index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined)
+            folded = fold_letters(lower)
+            for _, _, c in process.extract(folded, {c: index.folded[c] for c in near}, scorer=Levenshtein.distance,
+                                           score_cutoff=2, limit=None):
+                cands.setdefault(c, None)  # costed only if it fits
+        if not cands:
+            return None
+        gap = sg.space if between.strip() in ("", "-") or between.endswith(" ") else \
+            self.corrector.model.debris_deletion * len(between)
+        na, nb = _normal(a), _normal(b)
+        keep = self._chain([na, nb], prev, nxt, printed=True)
+        fits = {c: self._chain([_normal(c)], prev, nxt, False) - st.weight * gap for c in cands}
+        if max(fits.values()) < keep + st.suggestion_margin:
+            return None  # even at no cost, no joined word fits as well as the print
+        # the print kept, or read with one word misread: a join must beat them all
+        # ('il v a plusieurs' is 'il y a', not 'il va')
+        for x, cost in self._readings(a):
+            keep = max(keep, self._chain([_normal(x), nb], prev, nxt, False) - st.weight * cost)
+        for x, cost in self._readings(b):
+            keep = max(keep, self._chain([na, _normal(x)], prev, nxt, False) - st.weight * cost)
+        options = []
+        for c, cost in cands.items():
+            if fits[c] < keep + st.suggestion_margin:
+                continue
+            cost = cost if cost is not None else self._cost(joined, c)
+            if cost <= sg.max_cost:
+                options.append((fits[c] - st.weight * cost, c, cost))
+        return self._choose(options, keep, sg.margin, "clean.segmentation", a, sentence_start)
+
+    def _may_be_one(self, a: str, b: str) -> bool:
+        """Whether some common word has the skeleton of a and b run together (a quick
+        look, before the skeletons of the joined print are all computed)."""
+        sk = self._skeletons
+        ka = sk.get(a)
+        if ka is None:
+            ka = sk[a] = self.index.model.skeleton(a)
+        kb = sk.get(b)
+        if kb is None:
+            kb = sk[b] = self.index.model.skeleton(b)
+        return self.index.bucket_max.get(ka + kb, 0.0) >= self.settings.min_zipf \
+            or not self.index.model.skeleton(a[-1:] + b[:1]) == ka[-1:] + kb[:1]  # a glyph group across the gap
+
+    def _readings(self, printed: str) -> list[tuple[str, float]]:
+        """Other words a printed word may be read as, cheaply: a letter alone as one of
+        the words of one letter, a known word as its candidates a sentence may call for."""
+        st = self.settings
+        if len(printed) == 1:
+            low = printed.lower()
+            return [(c, cost) for c in _ONE_LETTER_WORDS if c != low
+                    for cost in [self._cost(printed, c)] if cost <= st.realword_max_cost]
+        if not printed.isalpha() or self.lexicon.zipf(printed) < 1.0:
+            return []
+        return [(c, cost) for c, cost in self.known_candidates(printed) if cost <= st.realword_max_cost]
+
+    def _index_words(self, printed: str) -> list[str]:
+        hit = self._index_candidates.get(printed)
+        if hit is None:
+            hit = self._index_candidates[printed] = [c for c in self.index.candidates(printed)
+                                                     if self.index.zipf[c] >= self.settings.min_zipf]
+        return hit
+
+    def split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        """A printed word as two, when the sentence calls for them ('déplus' → 'de plus',
+        'dune' → 'd'une'), at the cost of the space (or apostrophe) and of a change of
+        accents. Memoised."""
+        key = ("split", w, prev, nxt, sentence_start)
+        if key not in self._decided:
+            self._decided[key] = self._split(w, prev, nxt, sentence_start)
+        return self._decided[key]
+
+    def _split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        st, sg = self.settings, self.segmentation
+        if len(w) < 3 or not w.isalpha() or w.isupper() or (w[0].isupper() and not sentence_start):
+            return None
+        lower = w.lower()
+        if self.lexicon.is_period_form(lower) or self.lexicon.zipf(lower) >= sg.split_max_zipf:
+            return None
+        options = []
+        for k in range(1, len(lower)):
+            firsts = self._parts(lower[:k], lower[k])
+            if not firsts:
+                continue
+            for b, cb in self._parts(lower[k:], None):
+                for a, ca in firsts:
+                    cost = ca + cb + (sg.apostrophe if a.endswith("'") else sg.space)
+                    joiner = "" if a.endswith("'") else "-" if self.lexicon.hyphen_is_real(a, b) else " "
+                    reading = f"{a}{joiner}{b}"
+                    fit = self._chain([_normal(a), _normal(b)], prev, nxt, False)
+                    options.append((fit - st.weight * cost, reading, cost))
+        if not options:
+            return None
+        keep = self._chain([_normal(lower)], prev, nxt, printed=True)
+        return self._choose(options, keep, sg.margin, "clean.segmentation", w, sentence_start)
+
+    def _parts(self, x: str, following: str | None) -> list[tuple[str, float]]:
+        """What a piece of a printed word may be as a word of its own: itself if a common
+        word, a common word with other accents ('dé' → 'de'), and before a vowel an
+        elided word given its apostrophe back ('d' → "d'")."""
+        key = (x, following in _VOWELS if following else None, self.long_s)
+        hit = self._pieces.get(key)
+        if hit is None:
+            st = self.settings
+            hit = []
+            if len(x) == 1:
+                if x in _ONE_LETTER_WORDS:
+                    hit.append((x, 0.0))
+            else:
+                by_fold = self._by_fold()
+                for v in by_fold.get(fold_letters(x), ()):
+                    if self.index.zipf[v] >= st.min_zipf:
+                        hit.append((v, 0.0 if v == x else self._cost(x, v)))
+            if following is not None and following in _VOWELS and x in _ELIDED:
+                hit.append((x + "'", 0.0))
+            self._pieces[key] = hit
+        return hit
+
+    def _by_fold(self) -> dict[str, list[str]]:
+        by_fold = self._shared.get("by_fold")
+        if by_fold is None:
+            by_fold = self._shared["by_fold"] = _by_fold(self.index, self.settings.min_zipf)
+        return by_fold
+
+
+_VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")
+_ELIDED = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"])
+_ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare to part a word for
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_SHARED: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _edits1(word: str) -> set[str]:
+    """The strings one letter away from a word folded to plain letters."""
+    splits = [(word[:k], word[k:]) for k in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]}
+    out |= {a + c + b for a, b in splits for c in _LETTERS}
+    return out
+
+
+def _by_fold(index, min_zipf: float) -> dict[str, list[str]]:
+    """The index's words at least ``min_zipf`` common, by their letters without accents."""
+    out: dict[str, list[str]] = {}
+    folded = index.folded  # made as asked for: the words are the zipf table's
+    for w, z in index.zipf.items():
+        if z >= min_zipf:
+            out.setdefault(folded[w], []).append(w)
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def _normal(word: str) -> str:
+    return normal(word)
+
+
+def _commonest_spellings(cands, index, alias) -> list[str]:
+    """Of candidates the sequence model counts as one word ('être', and 'etre', which
+    the Littré does not print), the commonest: a change of accents is not the
+    sentence's to decide."""
+    groups: dict[str, list[str]] = {}
+    for c in cands:
+        groups.setdefault(index.folded[c], []).append(c)
+    out = []
+    for group in groups.values():
+        if len(group) == 1:
+            out.extend(group)
+            continue
+        best: dict[str, str] = {}
+        for c in group:
+            f = alias(_normal(c))
+            if f not in best or index.zipf[c] > index.zipf[best[f]]:
+                best[f] = c
+        out.extend(best.values())
+    return out

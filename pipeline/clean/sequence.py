@@ -1,0 +1,393 @@
+"""The sequence model: how likely a word is between its neighbours, in the French of
+the period.
+
+Word bigrams, smoothed by interpolated absolute discounting (the lower order of
+Kneser–Ney, without its continuation counts):
+
+    P(w | v) = max(c(v w) − D, 0) / c(v) + D · N(v •) / c(v) · P(w)
+
+where c(v w) counts the pair, c(v) the pairs that start with v, N(v •) the different
+words seen after v, and P(w) the unigram: the same counts' unigram mixed with
+wordfreq's French frequency (so a word the counts never saw still has its French
+likelihood). The counts come from two places:
+
+- the Littré (Émile Littré's *Dictionnaire de la langue française*, 1863–1877, in
+  François Gannaz's XMLittré, Debian's package ``stardict-xmlittre``): its
+  definitions and its 290,000 citations of the authors of the 17th–19th centuries,
+  8.4 million words, without the etymologies and the old French of its
+  "historique" sections;
+- the book itself: the corpus's chapters (their raw text), other than the one being
+  cleaned, each pair counted ``book_weight`` times.
+
+The Littré's counts are derived once and kept on disk (``cache_dir()``), under a
+key made of the source file's size and date and the derivation's version, so that a
+process loads them in a few milliseconds; the model is loaded only when a chapter
+is cleaned. Without the Littré (the package not installed) the model keeps the
+book's counts and wordfreq, and says so once.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import math
+import os
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable
+
+import unicodedata
+
+import numpy as np
+import regex
+
+from .settings import CleanSettings, SequenceSettings
+
+FORMAT = 1  # the derivation's version: part of the cache key, raise it when the counts change
+
+# what the model reads as a token: a word (with the apostrophe of an elision: "qu'",
+# "l'"), the ampersand, a number, a mark of punctuation
+_TOKEN = regex.compile(r"\p{L}+(?:['’](?=\p{L}))?|&|\d+|[.;:!?,]")
+_MARKS = {"!": ".", "?": ".", ":": ";", "&": "et"}
+_FOLD = str.maketrans({"’": "'", "œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae"})
+NUMBER = "<n>"
+_SHIFT = 21  # a pair is one integer: first word's id << _SHIFT | second word's id
+# letters without their accents, for tokens the Littré spells with others
+_ACCENTS = str.maketrans({c: unicodedata.normalize("NFD", c)[0] for c in map(chr, range(0xC0, 0x250))
+                          if unicodedata.normalize("NFD", c)[0] != c and unicodedata.normalize("NFD", c)[0].isascii()})
+
+
+def normal(token: str) -> str:
+    """A token as the model counts it: lower case, œ as oe, a number as one token."""
+    if token.isdigit():
+        return NUMBER
+    t = _MARKS.get(token)
+    if t is not None:
+        return t
+    return token.lower().translate(_FOLD)
+
+
+def tokens(text: str) -> list[str]:
+    return [normal(t) for t in _TOKEN.findall(text)]
+
+
+def token_spans(text: str) -> list[tuple[str, int, int]]:
+    """(token as counted, start, end) of each token of a text."""
+    return [(normal(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+# -- the Littré --------------------------------------------------------------------------------
+
+# In the stardict export each article is HTML-like markup: the pronunciation and
+# part of speech in <i><small>, the citations in blue spans followed by their
+# author (red) and work (green), then sections headed <b><big>…</big></b>.
+_OLD_SECTIONS = regex.compile(r"<b><big>(?:ÉTYMOLOGIE|HISTORIQUE)</big></b>.*?(?=<i><small>|\Z)", regex.S)
+_HEAD = regex.compile(r"<i><small>.*?</small></i>", regex.S)
+_SOURCE = regex.compile(r"</span>\s*,\s*<span foreground=\"#B22222\">.*?</span>\s*,\s*"
+                        r"<span foreground=\"#556B2F\">.*?</span>\s*\.?", regex.S)
+_TAG = regex.compile(r"<[^>]*>")
+
+
+def littre_text(path: Path) -> str:
+    """The Littré's French: definitions, examples and citations, one article a line."""
+    text = gzip.open(path).read().decode("utf-8")
+    text = _OLD_SECTIONS.sub(" ", text)
+    text = _HEAD.sub("\n", text)
+    text = _SOURCE.sub(" . ", text)  # a citation's author and work: the citation ends there
+    text = _TAG.sub(" ", text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+@dataclass
+class Counts:
+    """Word and pair counts of a text, as arrays (what the cache holds)."""
+
+    words: list[str]  # id → word
+    unigrams: np.ndarray  # id → count
+    pairs: np.ndarray  # sorted pair keys (first << _SHIFT | second)
+    pair_counts: np.ndarray
+
+    @classmethod
+    def of(cls, toks: list[str]) -> "Counts":
+        ids: dict[str, int] = {}
+        seq = np.fromiter((ids.setdefault(t, len(ids)) for t in toks), dtype=np.int64, count=len(toks))
+        words = list(ids)
+        if len(words) >= 1 << _SHIFT:
+            raise ValueError(f"{len(words)} different tokens: more than the model's {1 << _SHIFT}")
+        unigrams = np.bincount(seq, minlength=len(words)).astype(np.uint32)
+        keys, counts = np.unique((seq[:-1] << _SHIFT) | seq[1:], return_counts=True)
+        return cls(words, unigrams, keys.astype(np.int64), counts.astype(np.uint32))
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            np.savez(f, words=np.frombuffer("\n".join(self.words).encode("utf-8"), dtype=np.uint8),
+                     unigrams=self.unigrams, pairs=self.pairs, pair_counts=self.pair_counts)
+        os.replace(tmp, path)  # whole or not at all: a concurrent build never reads half a file
+
+    @classmethod
+    def load(cls, path: Path) -> "Counts":
+        with np.load(path) as z:
+            words = z["words"].tobytes().decode("utf-8").split("\n")
+            return cls(words, z["unigrams"], z["pairs"], z["pair_counts"])
+
+
+def cache_dir() -> Path:
+    """Where derived counts are kept: $ACADEMIE_CACHE, else $XDG_CACHE_HOME/academie,
+    else ~/.cache/academie."""
+    env = os.environ.get("ACADEMIE_CACHE")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "academie"
+
+
+def littre_counts(path: Path) -> Counts | None:
+    """The Littré's counts, from the cache, or derived (about 20 s) and cached. None
+    when the Littré is not installed."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = hashlib.sha256(f"{FORMAT}|{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:16]
+    cached = cache_dir() / f"littre-bigrams-{key}.npz"
+    if cached.exists():
+        try:
+            return Counts.load(cached)
+        except (OSError, ValueError, KeyError):
+            pass  # a damaged cache is derived again
+    counts = Counts.of(tokens(littre_text(path)))
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        counts.save(cached)
+    except OSError:
+        pass  # a read-only home: derived again next time
+    return counts
+
+
+# -- the model -----------------------------------------------------------------------------------
+
+
+class SequenceModel:
+    """Bigram probabilities over the Littré's counts (see the module's docstring);
+    ``with_book`` adds a book's. Log-probabilities are base 10, as Zipf values are."""
+
+    def __init__(self, counts: Counts | None, settings: SequenceSettings, frequency: Callable[[str], float],
+                 modern: Callable[[str], list[str]] | None = None):
+        self.settings = settings
+        self.frequency = frequency  # a word's frequency in French (wordfreq), 0 if unknown
+        self.modern = modern  # the modern spellings of a period form
+        if counts is None:
+            counts = Counts([], np.zeros(0, np.uint32), np.zeros(0, np.int64), np.zeros(0, np.uint32))
+        self.counts = counts
+        self.ids = {w: i for i, w in enumerate(counts.words)}
+        self._aliases: dict[str, str] = {}
+        self._pairs: dict[tuple[str, str], int] = {}
+        self._id_of: dict[str, int | None] = {}
+        self._pair_of: dict[int, int] = {}
+        self._by_fold: dict[str, str] | None = None
+        self.total = int(counts.unigrams.sum())
+        # c(v) and N(v •): the pairs and the different words that follow each word
+        first = counts.pairs >> _SHIFT
+        n = len(counts.words)
+        # as lists: read one at a time, a list is faster than an array
+        self.history = (np.bincount(first, weights=counts.pair_counts, minlength=n) if n else np.zeros(0)).tolist()
+        self.followers = (np.bincount(first, minlength=n) if n else np.zeros(0, np.int64)).tolist()
+        self._followers: dict[str, list[str]] = {}
+
+    @classmethod
+    @lru_cache(maxsize=1)
+    def default(cls) -> "SequenceModel":
+        from ..lexicon import Lexicon
+
+        s = CleanSettings.default().sequence
+        counts = littre_counts(Path(s.littre))
+        if counts is None:
+            warnings.warn(f"the Littré ({s.littre}) is not installed: the sequence model has only the book's "
+                          "counts (install Debian's package stardict-xmlittre: make install does)", stacklevel=2)
+        lexicon = Lexicon.default()
+        return cls(counts, s, lexicon.frequency, lexicon.period_modern)
+
+    def alias(self, w: str) -> str:
+        """The token the Littré counts for w: w itself, else its commonest form with other
+        accents (the Littré writes 'piége', 'collége'), else the modern spelling of a
+        period form ('avoit' → 'avait'), else w."""
+        if w in self.ids:
+            return w
+        hit = self._aliases.get(w)
+        if hit is None:
+            if self._by_fold is None:
+                by_fold: dict[str, str] = {}
+                for word, n in sorted(zip(self.counts.words, self.counts.unigrams.tolist()), key=lambda x: x[1]):
+                    by_fold[word.translate(_ACCENTS)] = word  # the commonest form last, so kept
+                self._by_fold = by_fold
+            hit = self._by_fold.get(w.translate(_ACCENTS))
+            if hit is None and self.modern is not None:
+                hit = next((v for v in self.modern(w) if v in self.ids), None)
+            hit = self._aliases[w] = hit or w
+        return hit
+
+    def id_of(self, w: str) -> int | None:
+        """The Littré's id of the token it counts for w (``alias``), None if none."""
+        hit = self._id_of.get(w, -1)
+        if hit == -1:
+            hit = self._id_of[w] = self.ids.get(self.alias(w))
+        return hit
+
+    def pair_of(self, i: int, j: int) -> int:
+        """How often the Littré prints word j after word i (memoised for the process)."""
+        key = i << _SHIFT | j
+        hit = self._pair_of.get(key)
+        if hit is None:
+            k = int(self.counts.pairs.searchsorted(key))
+            hit = int(self.counts.pair_counts[k]) if k < len(self.counts.pairs) and self.counts.pairs[k] == key else 0
+            self._pair_of[key] = hit
+        return hit
+
+    def pair(self, v: str, w: str) -> int:
+        """How often the Littré prints w after v (memoised for the process)."""
+        hit = self._pairs.get((v, w))
+        if hit is None:
+            hit = 0
+            i, j = self.ids.get(v), self.ids.get(w)
+            if i is not None and j is not None:
+                key = i << _SHIFT | j
+                k = int(self.counts.pairs.searchsorted(key))
+                if k < len(self.counts.pairs) and self.counts.pairs[k] == key:
+                    hit = int(self.counts.pair_counts[k])
+            self._pairs[(v, w)] = hit
+        return hit
+
+    def followers_of(self, v: str, min_count: int = 2) -> list[str]:
+        """The words seen after v at least ``min_count`` times (memoised)."""
+        hit = self._followers.get(v)
+        if hit is None:
+            i = self.ids.get(v)
+            hit = []
+            if i is not None:
+                lo, hi = self.counts.pairs.searchsorted([i << _SHIFT, (i + 1) << _SHIFT])
+                mask = (1 << _SHIFT) - 1
+                keys, counts = self.counts.pairs[lo:hi], self.counts.pair_counts[lo:hi]
+                words = self.counts.words
+                hit = [words[k] for k in (keys[counts >= min_count] & mask).tolist()]
+            self._followers[v] = hit
+        return hit
+
+    def with_book(self, book: "BookCounts", own: tuple[Counter, Counter] | None = None) -> "BookSequence":
+        return BookSequence(self, book, own)
+
+
+class BookCounts:
+    """A book's word and pair counts, as the sequence model adds them (made once per
+    corpus). A pair counts only when printed ``min_count`` times: the OCR repeats its
+    misreadings ('celle couleur' for 'cette couleur' in two chapters), a book's own
+    usage ('faire la vole') recurs more."""
+
+    def __init__(self, unigrams: Counter, pairs: Counter, min_count: int = 1):
+        self.unigrams = unigrams
+        self.pairs = pairs
+        self.min_count = min_count
+        self.total = sum(unigrams.values())
+        self.history: Counter = Counter()  # of the pairs that count
+        self.followers: Counter = Counter()
+        for (v, _), c in pairs.items():
+            if c >= min_count:
+                self.history[v] += c
+                self.followers[v] += 1
+
+    @classmethod
+    def of(cls, texts: Iterable[str], min_count: int = 1) -> "BookCounts":
+        return cls(*book_pairs(texts), min_count=min_count)
+
+
+class BookSequence:
+    """The sequence model with a book's counts added (each ``book_weight`` times): what a
+    chapter is cleaned with, memoised (one per chapter). ``own``: the chapter's words
+    and pairs when it is not one of the book's files, so that the book includes it.
+
+    A word's own occurrence is no evidence for itself: when the printed word is
+    scored (``around(…, printed=True)``), its two pairs are counted once less (and
+    then count only if printed ``min_count`` times besides)."""
+
+    def __init__(self, model: SequenceModel, book: BookCounts, own: tuple[Counter, Counter] | None = None):
+        self.model = model
+        if own:
+            book = BookCounts(book.unigrams + own[0], book.pairs + own[1], book.min_count)
+        self.book = book
+        self.beta = model.settings.book_weight
+        self.total = model.total + self.beta * book.total
+        self._memo: dict[tuple[str, str, int], float] = {}
+        self._unigram: dict[str, float] = {}
+
+    def unigram(self, w: str) -> float:
+        p = self._unigram.get(w)
+        if p is None:
+            m, s = self.model, self.model.settings
+            i = m.id_of(w)
+            c = (int(m.counts.unigrams[i]) if i is not None else 0) + self.beta * self.book.unigrams.get(w, 0)
+            counted = c / self.total if self.total else 0.0
+            p = (1 - s.wordfreq_share) * counted + s.wordfreq_share * m.frequency(w)
+            p = self._unigram[w] = max(p, s.floor)
+        return p
+
+    def logp(self, w: str, v: str, less: int = 0, low: float | None = None) -> float:
+        """log10 P(w | v), both tokens as ``normal`` gives them; ``less``: occurrences
+        of the pair not to count (the one being judged); ``low``: w's unigram
+        probability, if not the counts' (an unknown word's)."""
+        key = (v, w, less)
+        if low is None:
+            hit = self._memo.get(key)
+            if hit is not None:
+                return hit
+        m = self.model
+        d = m.settings.discount
+        i = m.id_of(v)
+        book = self.book
+        t = book.pairs.get((v, w), 0)
+        hb = book.history.get(v, 0)
+        b = t - less
+        if b < book.min_count:
+            b = 0
+            if t >= book.min_count:
+                hb -= t  # counted in the history, not once this occurrence is left out
+        else:
+            hb -= less
+        h = (m.history[i] if i is not None else 0.0) + self.beta * hb
+        p = self.unigram(w) if low is None else low
+        if h > 0:
+            j = m.id_of(w)
+            c = (m.pair_of(i, j) if i is not None and j is not None else 0) + self.beta * b
+            # N(v •): the Littré's followers and the book's (an upper bound when pairs are shared)
+            n = (m.followers[i] if i is not None else 0) + book.followers.get(v, 0)
+            p = max(c - d, 0.0) / h + d * max(n, 1) / h * p
+        lp = math.log10(max(p, m.settings.floor))
+        if low is None:
+            self._memo[key] = lp
+        return lp
+
+    def around(self, prev: str, w: str, nxt: str, printed: bool = False) -> float:
+        """log10 P(w | prev) + log10 P(nxt | w): how well w fits between its neighbours;
+        ``printed``: w is the word printed there, whose own two pairs do not count."""
+        less = 1 if printed else 0
+        return self.logp(w, prev, less) + self.logp(nxt, w, less)
+
+    def around_unknown(self, prev: str, nxt: str, logp: float) -> float:
+        """``around`` for a word the counts do not know, as likely as 10**logp alone."""
+        return self.logp("\x00", prev, low=10 ** logp) + self.logp(nxt, "\x00")
+
+    def followers_of(self, v: str) -> list[str]:
+        """The words the counts often see after v: candidates the sentence proposes."""
+        return self.model.followers_of(v)
+
+
+def book_pairs(texts: Iterable[str]) -> tuple[Counter, Counter]:
+    """Unigram and pair counts of texts, tokenised as the model counts."""
+    uni: Counter = Counter()
+    pairs: Counter = Counter()
+    for t in texts:
+        toks = tokens(t)
+        uni.update(toks)
+        pairs.update(zip(toks, toks[1:]))
+    return uni, pairs

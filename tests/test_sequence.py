@@ -1,0 +1,94 @@
+"""The sequence model (pipeline/clean/sequence.py) on a Littré made for the tests: what
+is read from the dictionary's markup, how the counts are cached, how the book's own
+pairs count, and what the model says without the Littré."""
+
+from __future__ import annotations
+
+import gzip
+import math
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from pipeline.clean import sequence
+from pipeline.clean.sequence import BookCounts, Counts, SequenceModel, littre_counts, littre_text, tokens
+from pipeline.clean.settings import CleanSettings
+
+# two articles as the stardict export prints them: pronunciation, definition, a
+# citation with its author and work, an etymology and a history in old French
+ARTICLES = (
+    '<i><small>(sè-t\') adj. dém.</small></i>\n'
+    '    Cette carte est la plus haute. Jouez cette carte.\n'
+    '<span foreground="#0000CD">Il joue de cette couleur</span>, <span foreground="#B22222">RAC.</span>, '
+    '<span foreground="#556B2F">Plaid. I, 3</span>.\n'
+    '<b><big>ÉTYMOLOGIE</big></b>\n    Lat. ecce iste, celle carte.\n'
+    '<i><small>(sè-l\') pron. dém.</small></i>\n'
+    '    Celle qui joue. Celle de mon voisin.\n'
+    '<b><big>HISTORIQUE</big></b>\n    XIIe s. Cele carte fu jouée.\n'
+)
+
+
+@pytest.fixture
+def made_up_littre(tmp_path):
+    path = tmp_path / "XMLittre.dict.dz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write(ARTICLES)
+    return path
+
+
+def test_the_littre_s_french_without_its_authors_etymologies_and_old_french(made_up_littre):
+    text = littre_text(made_up_littre)
+    assert tokens(text) == [
+        "cette", "carte", "est", "la", "plus", "haute", ".", "jouez", "cette", "carte", ".",
+        "il", "joue", "de", "cette", "couleur", ".",
+        "celle", "qui", "joue", ".", "celle", "de", "mon", "voisin", ".",
+    ]
+
+
+def test_counts_are_derived_once_and_read_back_from_the_cache(made_up_littre, tmp_path, monkeypatch):
+    monkeypatch.setenv("ACADEMIE_CACHE", str(tmp_path / "cache"))
+    first = littre_counts(made_up_littre)
+    [cached] = (tmp_path / "cache").glob("littre-bigrams-*.npz")
+    calls = []
+    derive = sequence.littre_text
+    monkeypatch.setattr(sequence, "littre_text", lambda path: calls.append(path) or derive(path))
+    again = littre_counts(made_up_littre)
+    assert calls == []  # read from the cache, not derived again
+    assert again.words == first.words and (again.pair_counts == first.pair_counts).all()
+    model = SequenceModel(again, CleanSettings.default().sequence, lambda w: 0.0)
+    assert (model.pair("cette", "carte"), model.pair("celle", "carte"), model.pair("celle", "qui")) == (2, 0, 1)
+    # another source file (another version of the package) is another cache entry
+    made_up_littre.write_bytes(gzip.compress("Cette carte.".encode()))
+    assert littre_counts(made_up_littre).words == ["cette", "carte", "."]
+    assert calls == [made_up_littre]
+    assert len(list((tmp_path / "cache").glob("littre-bigrams-*.npz"))) == 2
+
+
+def test_no_littre_installed_leaves_the_book_and_french_frequencies(tmp_path):
+    assert littre_counts(tmp_path / "missing.dict.dz") is None
+    model = SequenceModel(None, CleanSettings.default().sequence, lambda w: {"cette": 1e-3, "carte": 1e-4}.get(w, 0.0))
+    book = model.with_book(BookCounts.of(["de cette carte, de cette carte, de cette carte"], min_count=3))
+    assert book.logp("carte", "cette") > book.logp("carte", "celle") == pytest.approx(math.log10(book.unigram("carte")))
+
+
+def test_a_pair_of_the_book_counts_from_its_third_printing_its_own_occurrence_left_out():
+    settings = replace(CleanSettings.default().sequence, book_weight=2.0)
+    model = SequenceModel(Counts.of(tokens("de la carte. de la couleur.")), settings, lambda w: 1e-5)
+
+    def p(printings: int) -> float:
+        book = model.with_book(BookCounts.of(["dans celle couleur"] * printings, min_count=3))
+        return book.logp("couleur", "celle", less=1, low=1e-5)  # this occurrence left out
+
+    # printed once, twice or three times in all, a pair is a misreading the OCR may repeat
+    assert p(1) == p(2) == p(3) == p(0) == pytest.approx(-5.0)
+    # three times besides this one, the book's usage
+    assert p(4) > p(0)
+
+
+def test_a_word_the_littre_spells_with_other_accents_is_the_same_word():
+    model = SequenceModel(Counts.of(tokens("des piéges. des piéges. des pièces.")),
+                          CleanSettings.default().sequence, lambda w: 1e-6)
+    book = model.with_book(BookCounts(Counter(), Counter()))
+    assert model.alias("pièges") == "piéges"
+    assert book.logp("pièges", "des") == book.logp("piéges", "des") > book.logp("pièces", "des")
