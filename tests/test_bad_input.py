@@ -230,7 +230,8 @@ def test_build_log_holds_the_same_diagnostics(bad_build, bad_conn):
 
 def test_max_chapter_size_admits_the_big_file(bad_corpus, tmp_path):
     db = tmp_path / "academie.db"
-    proc = academie("build", "--corpus", bad_corpus, "--db", db, "-q", "--max-chapter-size", str(6_000_000))
+    # 5 MB through every stage: about a minute alone, more on a busy machine
+    proc = academie("build", "--corpus", bad_corpus, "--db", db, "-q", "--max-chapter-size", str(6_000_000), timeout=600)
     assert proc.returncode == 1, proc.stderr  # empty.txt and binary.txt still fail
     lines = stderr_lines(proc)
     assert sorted(lines) == sorted([EMPTY_ERROR, BINARY_ERROR])  # -q: errors only

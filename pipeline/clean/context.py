@@ -247,26 +247,14 @@ class ContextReader:
             return None
         if a[0].isupper() and not sentence_start:
             return None
-        st, sg = self.settings, self.segmentation
-        index = self.index
-        joined = a + b
-        lower = joined.lower()
-        known_a, known_b = self.lexicon.known(a), self.lexicon.known(b)
-        if known_a and known_b and self.lexicon.zipf(lower) < st.min_zipf and not self._may_be_one(a, b):
-            return None  # two words, and nothing common looks like them run together
-        cands = {}
-        if self.lexicon.is_period_form(lower):
-            cands[lower] = 0.0  # 'faudro.it': a word of the period, read as printed
-        elif self.lexicon.zipf(lower) >= st.min_zipf:
-            cands[lower] = 0.0
-        if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
-            near = index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined)
-            folded = fold_letters(lower)
-            for _, _, c in process.extract(folded, {c: index.folded[c] for c in near}, scorer=Levenshtein.distance,
-                                           score_cutoff=2, limit=None):
-                cands.setdefault(c, None)  # costed only if it fits
+        key = ("joined", a, b)
+        cands = self._decided.get(key, _UNSEEN)
+        if cands is _UNSEEN:  # what a and b may be run together depends on them alone, not on the sentence
+            cands = self._decided[key] = self._joined_candidates(a, b)
         if not cands:
             return None
+        st, sg = self.settings, self.segmentation
+        joined = a + b
         gap = sg.space if between.strip() in ("", "-") or between.endswith(" ") else \
             self.corrector.model.debris_deletion * len(between)
         na, nb = _normal(a), _normal(b)
@@ -288,6 +276,28 @@ class ContextReader:
             if cost <= sg.max_cost:
                 options.append((fits[c] - st.weight * cost, c, cost))
         return self._choose(options, keep, sg.margin, "clean.segmentation", a, sentence_start)
+
+    def _joined_candidates(self, a: str, b: str) -> dict[str, float | None]:
+        """The common words a and b run together may be: the joined print itself, or words
+        within two letters of it (their cost None: costed only if the sentence calls for them)."""
+        st, index = self.settings, self.index
+        joined = a + b
+        lower = joined.lower()
+        known_a, known_b = self.lexicon.known(a), self.lexicon.known(b)
+        if known_a and known_b and self.lexicon.zipf(lower) < st.min_zipf and not self._may_be_one(a, b):
+            return {}  # two words, and nothing common looks like them run together
+        cands: dict[str, float | None] = {}
+        if self.lexicon.is_period_form(lower):
+            cands[lower] = 0.0  # 'faudro.it': a word of the period, read as printed
+        elif self.lexicon.zipf(lower) >= st.min_zipf:
+            cands[lower] = 0.0
+        if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
+            near = index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined)
+            folded = fold_letters(lower)
+            for _, _, c in process.extract(folded, {c: index.folded[c] for c in near}, scorer=Levenshtein.distance,
+                                           score_cutoff=2, limit=None):
+                cands.setdefault(c, None)
+        return cands
 
     def _may_be_one(self, a: str, b: str) -> bool:
         """Whether some common word has the skeleton of a and b run together (a quick
@@ -383,6 +393,7 @@ class ContextReader:
         return by_fold
 
 
+_UNSEEN = object()
 _VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")
 _ELIDED = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"])
 _ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare to part a word for
