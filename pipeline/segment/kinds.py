@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import regex
 
 from ..games import slugify
-from ..markers import Marker, heading_marker, number_marker, roman_marker, word_article_marker
+from ..markers import Marker, heading_marker, loose_marker, number_marker, roman_marker, word_article_marker
 from ..numbers import Reading
 from ..resources import Resources
 from ..text import MappedText, fold
@@ -38,6 +38,7 @@ class Draft:
     note_for: int | None = None
     decided: Reading | None = None
     barrier: bool = False  # a new game starts here: numbering may start afresh
+    run_ons: list[tuple[int, list[Marker]]] = field(default_factory=list)  # numbers inside that may open articles
 
 
 def split_block(text: MappedText, page_seq: int, in_glossary: bool, res: Resources) -> list[Draft]:
@@ -66,6 +67,9 @@ def split_block(text: MappedText, page_seq: int, in_glossary: bool, res: Resourc
         if title_end is not None:
             cut = len(t) - len(after) + title_end
             return _section_and_rest(text, cut, page_seq, res, roman_value=roman.value, number_raw=roman.token)
+    loose = None if roman or word or number else loose_marker(t)
+    if loose:
+        return [Draft("article", text, page_seq, markers=[loose])]
     if roman or word or number:
         d = Draft("article", text, page_seq)
         if number:

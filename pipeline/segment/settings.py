@@ -18,7 +18,10 @@ class Articles:
     none_roman: float
     none_word: float
     none_ordinal: float
+    none_loose: float
+    none_run_on: float
     roman: float
+    loose: float
     degree_as_o: float
     degree_max_cost: float
     implied_window: int
