@@ -109,6 +109,9 @@ def decode_numbers(drafts: list[Draft], res: Resources) -> list[Draft]:
         apart=lambda j, k: any(min(j, k) < b <= max(j, k) for b in barriers),
     )
     candidates = [own + [Reading("article", v, c) for v, c in more.items()] for own, more in zip(base, implied)]
+    # a number run on inside a paragraph or without its full stop opens a sequence only
+    # if the numbers after it continue it: alone, its position proves nothing
+    unsure = [it.at is not None or any(m.loose for m in it.markers) for it in items]
 
     def step(state, reading, index):
         last_art, last_ord = state
@@ -125,6 +128,8 @@ def decode_numbers(drafts: list[Draft], res: Resources) -> list[Draft]:
             return (last_art, v), cost
         if last_art is None:
             cost = s.first_one if v == 1 else s.first_other
+            if unsure[index]:
+                cost += s.first_unsure
         elif v == last_art + 1:
             cost = 0.0
         elif v == 1:

@@ -29,6 +29,7 @@ class Articles:
     implied_max_cost: float
     first_one: float
     first_other: float
+    first_unsure: float
     restart: float
     gap: float
     gap_per_number: float
