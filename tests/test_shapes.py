@@ -147,3 +147,16 @@ def test_a_lone_number_after_a_sentence_end_is_no_article(tmp_path, shapes_res):
         ("article", 2, "2. On retourne la seizième. 7 Fiches se payent au gagnant."),
         ("article", 3, "3. Le brelan de valets vaut mieux qu'un autre."),
     ]
+
+
+def test_run_on_heads_side_by_side_are_cut_together(tmp_path, shapes_res):
+    """A page that prints nothing but its head (a plate's back) leaves two heads side by side."""
+    path = tmp_path / "side.txt"
+    filler = "Le banquier mêle les cartes. " * 40
+    path.write_text(filler + "Il fait couper. 88 LANSQUENET. 89 LANSQUENET. On joue ensuite. " + filler, encoding="utf-8")
+    seg = process_chapter(path, shapes_res)
+    assert [(p.number, p.running_head) for p in seg.layout.pages] == [
+        (87, None), (88, "88 LANSQUENET."), (89, "89 LANSQUENET.")]
+    [paragraph] = seg.passages
+    assert "Il fait couper. On joue ensuite." in paragraph.text.text
+    assert [c.fix for c in paragraph.text.corrections()] == ["layout.page_break"]

@@ -149,11 +149,17 @@ def _unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens, in
     mt = _line_text(raw, first)
     for line in group[1:]:
         mt = join(mt, _line_text(raw, line), [], "layout.reflow", res.lexicon, s)
-    inside = [h for h in inline_heads if mt.raw_start < h.start and h.end < mt.raw_end]
-    if inside:
-        # the head and the spaces around it become one space, as at any page break
-        mt = mt.apply([Edit(mt.from_raw_offset(h.start) - 1, mt.from_raw_offset(h.end) + 1, " ", "layout.page_break")
-                       for h in inside])
+    # each head and the spaces around it become one space, as at any page break; heads
+    # printed side by side go together
+    spans: list[list[int]] = []
+    for h in inline_heads:
+        if mt.raw_start < h.start and h.end < mt.raw_end:
+            if spans and spans[-1][1] >= h.start - 1:
+                spans[-1][1] = h.end + 1
+            else:
+                spans.append([h.start - 1, h.end + 1])
+    if spans:
+        mt = mt.apply([Edit(mt.from_raw_offset(a), mt.from_raw_offset(b), " ", "layout.page_break") for a, b in spans])
     mt = _mend_inline_breaks(mt, res.lexicon, s)
     note = note_marker(mt.text)
     return Unit(mt, first.index, group[-1].index, note.value if note else None)
