@@ -42,6 +42,7 @@ _WORD_ARTICLE = regex.compile(r"^\s*(?P<tok>ARTICLE|Article|ART\.|Art\.)\s+(?P<w
 _LOOSE = regex.compile(r"^(?P<tok>[0-9]{1,3}|[IVX][IVXl]{0,5})(?P<term>,?)\s+(?=[«\"]?\p{Lu})")
 # Where an article may run on inside a paragraph: after a sentence end.
 _SENTENCE_END = regex.compile(r"(?<=[.!?][»\"')]?)\s+(?=\S)")
+_DIVISION = regex.compile(r"^\s*(?P<tok>\p{L}+\.?)\s+(?P<word>[\w-]+)\s*\.?")
 _NOTE = regex.compile(r"^\s*\(\s*\^?\s*(?P<tok>[0-9ilI|!*]{1,2})\s*\)\s*")
 _NOTE_CALL = regex.compile(r"\(\s*\^?\s*(?P<tok>[0-9ilI|!*]{1,2})\s*\)")
 _HEADING = regex.compile(
@@ -143,10 +144,22 @@ def roman_marker(text: str) -> Marker | None:
 
 
 def word_article_marker(text: str, ordinal_words: dict[str, int]) -> Marker | None:
-
     m = _WORD_ARTICLE.match(text)
     if not m:
         return None
+    return _word_number(m, ordinal_words)
+
+
+def division_marker(text: str, division_words: frozenset[str], ordinal_words: dict[str, int]) -> Marker | None:
+    """A division's word and its number opening the text: 'CHAPITRE SECOND.',
+    'Section III.'."""
+    m = _DIVISION.match(text)
+    if not m or fold(m["tok"].rstrip(".")) not in division_words:
+        return None
+    return _word_number(m, ordinal_words)
+
+
+def _word_number(m: regex.Match, ordinal_words: dict[str, int]) -> Marker | None:
     word = fold(m["word"])
     value = ordinal_words.get(word)
     if value is None and word.isdigit():

@@ -122,11 +122,11 @@ def test_headings_of_every_spelling(tmp_path, shapes_res):
         encoding="utf-8")
     seg = process_chapter(path, shapes_res)
     assert [(p.kind, p.number, p.text.text) for p in seg.passages if p.kind in ("section", "article")] == [
-        ("section", None, "CHAPITRE PREMIER."),
+        ("section", 1, "CHAPITRE PREMIER."),
         ("article", 1, "ARTICLE PREMIER. On donne huit cartes."),
         ("article", 2, "ARTICLE II On retourne la dernière."),
         ("article", 3, "ART. III. Le dix est la manille."),
-        ("section", None, "CHAPITRE SECOND."),
+        ("section", 2, "CHAPITRE SECOND."),
         ("article", 4, "Article quatriéme. On fournit de la couleur."),
         ("article", 5, "Art. 5. On coupe si l'on ne peut fournir."),
         ("article", 6, "ARTICLE SIXIÉME. On compte les points."),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import regex
 
 from ..games import slugify
-from ..markers import Marker, heading_marker, loose_marker, number_marker, roman_marker, word_article_marker
+from ..markers import Marker, division_marker, heading_marker, loose_marker, number_marker, roman_marker, word_article_marker
 from ..numbers import Reading
 from ..resources import Resources
 from ..text import MappedText, fold
@@ -96,6 +96,9 @@ def _section_and_rest(text: MappedText, cut: int, page_seq: int, res: Resources,
     """A section title ending at ``cut``, and the drafts of the text it runs into."""
     section, rest = text.split(cut)
     d = Draft("section", section.strip(), page_seq, **number)
+    division = division_marker(section.text, res.vocabulary.division_words, res.vocabulary.ordinal_words)
+    if division and division.value and not number:
+        d.number, d.number_raw = division.value, division.token  # 'CHAPITRE SECOND.': section 2
     d.glossary = _is_glossary_title(section.text, res)
     d.mentions = res.catalogue.mentioned_game(section.text, res.vocabulary.game_mention_markers)
     out = [d]
