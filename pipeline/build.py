@@ -145,6 +145,7 @@ def build(
             report.diagnostics.append(Diagnostic(f.name, "error", err or "failed"))
             continue
         info, notes = manifest.chapter_info(f.name, seg.layout.header)
+        report.shapes[f.name] = seg.layout.shape
         report.diagnostics.extend(seg.layout.chapter.diagnostics)
         report.diagnostics.extend(notes)
         report.diagnostics.extend(seg.layout.diagnostics)

@@ -83,6 +83,9 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    if not quiet:
+        for name, shape in report.shapes.items():
+            click.echo(f"{name}: shape {shape}", err=True)
     for d in report.diagnostics:
         if d.level == "error" or (not quiet and d.level == "warning"):
             click.echo(str(d), err=True)

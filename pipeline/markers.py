@@ -27,6 +27,7 @@ class Marker:
     value: int | None = None  # for roman, word and note markers
     name: str | None = None  # for headings: the game's name as printed
     alternative: str | None = None  # 'TRE-SETTE, ou TROIS-SEPT': the second name
+    loose: bool = False  # a number whose full stop was lost or read as a comma ('3 Que', 'VII, Celui')
 
 
 # A number opening a paragraph: glyphs that can be digits, then '.', '..', '-' or '*'.
@@ -35,6 +36,13 @@ _NUMBER = regex.compile(
 )
 _ROMAN = regex.compile(r"^(?P<lead>\s*)(?P<tok>[IVXLCiyl1|]+(?: [IVXLCil|]+){0,5})\s?\.(?=\s)")
 _WORD_ARTICLE = regex.compile(r"^\s*(?P<tok>ARTICLE|Article|ART\.|Art\.)\s+(?P<word>[\w-]+)\s*\.?", regex.V1)
+# A number whose full stop was lost or read as a comma: only before a capital, since
+# '10 livres' and 'VI et VII' are no articles. A Roman one must open with a capital
+# (the 'l' of 'Vl' is an I), so that 'Il' and 'y' stay words.
+_LOOSE = regex.compile(r"^(?P<tok>[0-9]{1,3}|[IVX][IVXl]{0,5})(?P<term>,?)\s+(?=[«\"]?\p{Lu})")
+# Where an article may run on inside a paragraph: after a sentence end.
+_SENTENCE_END = regex.compile(r"(?<=[.!?][»\"')]?)\s+(?=\S)")
+_DIVISION = regex.compile(r"^\s*(?P<tok>\p{L}+\.?)\s+(?P<word>[\w-]+)\s*\.?")
 _NOTE = regex.compile(r"^\s*\(\s*\^?\s*(?P<tok>[0-9ilI|!*]{1,2})\s*\)\s*")
 _NOTE_CALL = regex.compile(r"\(\s*\^?\s*(?P<tok>[0-9ilI|!*]{1,2})\s*\)")
 _HEADING = regex.compile(
@@ -66,6 +74,65 @@ def number_marker(text: str, digits: DigitModel) -> Marker | None:
     return Marker("number", tok, m.start("tok"), m.end())
 
 
+def loose_marker(text: str) -> Marker | None:
+    """A number opening the text whose full stop was lost or read as a comma,
+    before a capital: '3 Que quand …', 'VII, Celui …'."""
+    m = _LOOSE.match(text)
+    if not m:
+        return None
+    tok = m["tok"]
+    if tok.isdigit():
+        return Marker("number", tok, 0, m.end("term"), loose=True)
+    value = parse_roman(tok)
+    if value is None:
+        return None
+    return Marker("roman", tok, 0, m.end("term"), value=value, loose=True)
+
+
+def article_markers(text: str, digits: DigitModel, ordinal_words: dict[str, int], loose: bool = True) -> list[Marker]:
+    """Every reading of a number opening the text as an article's: an arabic number,
+    a Roman numeral, an article word; with ``loose``, also a number that lost its
+    full stop. Ordinal list items ('1°.') are not among them."""
+    out = []
+    number = number_marker(text, digits)
+    if number and number.kind == "number":
+        out.append(number)
+    roman = roman_marker(text)
+    if roman:
+        out.append(roman)
+    word = word_article_marker(text, ordinal_words)
+    if word:
+        out.append(word)
+    if not out and loose:
+        m = loose_marker(text)
+        if m:
+            out.append(m)
+    return out
+
+
+def run_on_articles(text: str, digits: DigitModel, ordinal_words: dict[str, int]) -> list[tuple[int, list[Marker]]]:
+    """Numbers inside a text that could open an article run on into the paragraph
+    ('… ne les compte pas. IX. Tout …'): after a sentence end, before a capital.
+    Each (offset, its markers, relative to the offset); whether it is an article is
+    the sequence's decision."""
+    out = []
+    for m in _SENTENCE_END.finditer(text):
+        pos = m.end()
+        if text[pos].isalpha() and text[pos].islower():
+            continue
+        head = text[pos : pos + 60]
+        markers = article_markers(head, digits, ordinal_words)
+        if not markers:
+            continue
+        end = max(k.end for k in markers)
+        after = head[end:].lstrip(" .")
+        if after[:1] in "«\"":
+            after = after[1:]
+        if after[:1].isupper():
+            out.append((pos, markers))
+    return out
+
+
 def roman_marker(text: str) -> Marker | None:
     m = _ROMAN.match(text)
     if not m:
@@ -77,10 +144,22 @@ def roman_marker(text: str) -> Marker | None:
 
 
 def word_article_marker(text: str, ordinal_words: dict[str, int]) -> Marker | None:
-
     m = _WORD_ARTICLE.match(text)
     if not m:
         return None
+    return _word_number(m, ordinal_words)
+
+
+def division_marker(text: str, division_words: frozenset[str], ordinal_words: dict[str, int]) -> Marker | None:
+    """A division's word and its number opening the text: 'CHAPITRE SECOND.',
+    'Section III.'."""
+    m = _DIVISION.match(text)
+    if not m or fold(m["tok"].rstrip(".")) not in division_words:
+        return None
+    return _word_number(m, ordinal_words)
+
+
+def _word_number(m: regex.Match, ordinal_words: dict[str, int]) -> Marker | None:
     word = fold(m["word"])
     value = ordinal_words.get(word)
     if value is None and word.isdigit():

@@ -116,8 +116,14 @@ class Layout:
     pages: tuple[Page, ...]
     furniture: tuple[Furniture, ...]
     blocks: tuple[Block, ...]
-    form: str  # 'blank-separated', 'line-per-paragraph' or 'wrapped'
+    form: str  # 'blank-separated', 'line-per-paragraph', 'wrapped' or 'run-on'
+    pagination: str = "running heads"  # 'running heads', 'running heads inside the text', 'page numbers alone on a line', 'form feeds' or 'no pages'
     diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def shape(self) -> str:
+        """The export's shape, as the build summary names it: 'wrapped, form feeds'."""
+        return f"{self.form}, {self.pagination}"
 
     def page_at(self, offset: int) -> int:
         return page_at(self.pages, offset)
@@ -218,6 +224,7 @@ class BuildReport:
     decisions: int = 0  # an editor's decisions applied (corpus/proofs/): readings, checks, statuses
     checks: int = 0  # the corpus's checks that ran
     disagreements: int = 0  # of them, those where the text and the code disagree
+    shapes: dict[str, str] = field(default_factory=dict)  # chapter file → the shape its export was read as (Layout.shape)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property

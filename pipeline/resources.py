@@ -40,6 +40,7 @@ class Vocabulary:
     ordinal_words: dict[str, int]
     function_words: frozenset[str]
     sentence_openers: frozenset[str]
+    division_words: frozenset[str]
 
     @classmethod
     def load(cls) -> "Vocabulary":
@@ -54,6 +55,7 @@ class Vocabulary:
             ordinal_words={fold(k): int(v) for k, v in d["ordinal_words"].items()},
             function_words=frozenset(_plain(w) for w in d["paragraphs"]["function_words"]),
             sentence_openers=frozenset(_plain(w) for w in d["sentence_openers"]),
+            division_words=frozenset(fold(w) for w in d["division_words"]),
         )
 
 

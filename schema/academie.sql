@@ -21,7 +21,7 @@ CREATE TABLE chapters (
     raw_text TEXT NOT NULL,             -- the text as read (decoded, \n newlines, NFC)
     encoding TEXT NOT NULL,
     edition_source TEXT NOT NULL,       -- how the edition was known: header, manifest, unknown
-    layout_form TEXT NOT NULL,          -- blank-separated, line-per-paragraph, wrapped
+    layout_form TEXT NOT NULL,          -- blank-separated, line-per-paragraph, wrapped, run-on
     citation_key TEXT NOT NULL,         -- names the chapter in citations of passages with no game
     note TEXT                           -- the manifest's note on the file
 );

@@ -28,13 +28,15 @@ def layout(chapter: RawChapter, res: Resources) -> Layout:
     heads = _pages.find_heads(lines, res, s.heads)
     for h in heads:
         h.line.kind = "head"
+    form = _paragraphs.form(lines, s.paragraphs)
+    inline = _pages.inline_heads(lines, res, s.heads) if form == "run-on" else []
+    heads = sorted(heads + inline, key=lambda h: h.line.start)
     numbers = _pages.read_page_numbers([h.token for h in heads], res.digits, s.page_numbers)
 
-    form = _paragraphs.form(lines, s.paragraphs)
-    units = _paragraphs.units(raw, lines, form, res, s)
+    units = _paragraphs.units(raw, lines, form, res, s, [h.line for h in inline])
     joins = _paragraphs.decide_joins(units, lines, res)
 
-    pages = _pages.pages(lines, heads, numbers, res)
+    pages = _pages.form_feed_pages(_pages.pages(lines, heads, numbers, res), lines)
     if form != "wrapped":  # a wrapped chapter's line ends say nothing of its pages
         breaks = [(j.gap_start, j.gap_end) for j in joins if j.kind == "continued"]
         pages, lost = _pages.infer_lost_pages(pages, breaks)
@@ -57,8 +59,9 @@ def layout(chapter: RawChapter, res: Resources) -> Layout:
         chapter=chapter,
         header=header,
         pages=tuple(pages),
-        furniture=tuple(_lines.furniture(lines)),
+        furniture=tuple(sorted(_lines.furniture(lines + [h.line for h in inline]), key=lambda f: f.start)),
         blocks=tuple(blocks),
         form=form,
+        pagination=_pages.pagination(raw, heads, inline),
         diagnostics=tuple(diagnostics),
     )

@@ -3,6 +3,7 @@ pages whose head the OCR lost."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 
 import regex
@@ -11,6 +12,7 @@ from ..markers import heading_marker
 from ..numbers import DIGITS, DigitModel, Reading, best_path, implied_values
 from ..records import Page
 from ..resources import Resources
+from ..text import fold
 from .lines import Line
 from .settings import Heads, PageNumbers
 
@@ -50,6 +52,8 @@ def _parse_head(line: Line, res: Resources, s: Heads) -> Head | None:
     tokens = [t for t in text.split() if t.strip(TOKEN_DEBRIS)]
     if not tokens or len(tokens) > s.max_tokens:
         return None
+    if fold(tokens[0].strip(TOKEN_DEBRIS)) in res.vocabulary.division_words:
+        return None  # 'ARTICLE II', 'CHAPITRE III': a title and its number
     digits = res.digits
     for side in (-1, 0):
         tok = tokens[side]
@@ -93,6 +97,35 @@ def find_heads(lines: list[Line], res: Resources, s: Heads) -> list[Head]:
         if pos == 0 or _title_key(text) in titles:
             heads[line.index] = Head(line, text, None)
     return [heads[i] for i in sorted(heads)]
+
+
+_CAPS_WORD = r"[\p{Lu}][\p{Lu}'’\-]+"
+# A running head left inside the text by an export without line breaks: a page number
+# and a title of capitals, either order ('… au jeu. 88 LANSQUENET. Lorsque …').
+_INLINE_HEAD = regex.compile(
+    rf"(?<=\s)(?:(?P<num1>\S{{1,4}})\s+(?P<title1>{_CAPS_WORD}(?:\s+{_CAPS_WORD}){{0,3}})\.?"
+    rf"|(?P<title2>{_CAPS_WORD}(?:\s+{_CAPS_WORD}){{0,3}})\.?\s+(?P<num2>\S{{1,4}}))(?=\s)"
+)
+
+
+def inline_heads(lines: list[Line], res: Resources, s: Heads) -> list[Head]:
+    """The running heads inside the lines of a chapter with no line breaks: a number and
+    a title that names a game, or a title found more than once so. Each is a ``Head``
+    on a ``Line`` of its own span, so that pages are made of them as of any head."""
+    found: list[tuple[Line, str, str]] = []
+    for line in lines:
+        if line.kind != "text":
+            continue
+        for m in _INLINE_HEAD.finditer(line.text):
+            title, tok = (m["title1"], m["num1"]) if m["title1"] else (m["title2"], m["num2"])
+            tok = tok.strip(TOKEN_DEBRIS)
+            if not _number_token(tok, res.digits, s) or fold(title.split()[0]) in res.vocabulary.division_words:
+                continue
+            span = Line(-1, line.start + m.start(), line.start + m.end(), m.group(), "head")
+            found.append((span, title, tok))
+    seen = Counter(_title_key(t) for _, t, _ in found)
+    return [Head(span, title, tok) for span, title, tok in found
+            if res.catalogue.head_games(title) or seen[_title_key(title)] > 1]
 
 
 def _title_key(title: str) -> str:
@@ -213,3 +246,33 @@ def infer_lost_pages(pages: list[Page], breaks: list[tuple[int, int]]) -> tuple[
             out.append(Page(0, gap_end, number, None, "inferred", None, None, None))
             lost.append((page, number))
     return [replace(p, seq=i) for i, p in enumerate(out)], lost
+
+
+def form_feed_pages(pages: list[Page], lines: list[Line]) -> list[Page]:
+    """A form feed (as in an Internet Archive _djvu.txt) starts a page: where no head
+    follows it, a page without one, its number inferred from the page before."""
+    out = list(pages)
+    for line in lines:
+        if "\f" not in line.text:
+            continue
+        start = line.start + line.text.index("\f") + 1
+        nxt = next((l for l in lines[line.index:] if l.kind in ("text", "head") and l.end > start), None)
+        if nxt is None or any(line.start <= p.start <= nxt.start for p in out):
+            continue
+        before = [p for p in out if p.start < start]
+        prev = before[-1] if before else None
+        number = prev.number + 1 if prev and prev.number is not None else None
+        out.append(Page(0, max(start, nxt.start), number, None, "inferred" if number else None, None, None, None))
+    out.sort(key=lambda p: p.start)
+    return [replace(p, seq=i) for i, p in enumerate(out)]
+
+
+def pagination(raw: str, heads: list[Head], inline: list[Head]) -> str:
+    """How the export marks its pages, as the build summary names it."""
+    if "\f" in raw:
+        return "form feeds"
+    if inline:
+        return "running heads inside the text"
+    if heads and all(not h.title for h in heads):
+        return "page numbers alone on a line"
+    return "running heads" if heads else "no pages"

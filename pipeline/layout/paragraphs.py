@@ -50,11 +50,14 @@ class Join:
 
 
 def form(lines: list[Line], s: Paragraphs) -> str:
-    """How the export lays paragraphs out: 'blank-separated', 'line-per-paragraph' or
-    'wrapped' (one line per printed line)."""
+    """How the export lays paragraphs out: 'blank-separated', 'line-per-paragraph',
+    'wrapped' (one line per printed line) or 'run-on' (no line breaks at all, as
+    Google Books gives its text)."""
     text_lines = [l for l in lines if l.kind == "text"]
     if not text_lines:
         return "blank-separated"
+    if statistics.median(len(l.stripped) for l in text_lines) > s.run_on_length:
+        return "run-on"
     followed_by_blank = 0
     for l in text_lines:
         nxt = lines[l.index + 1] if l.index + 1 < len(lines) else None
@@ -64,7 +67,9 @@ def form(lines: list[Line], s: Paragraphs) -> str:
         return "blank-separated"
     lengths = [len(l.stripped) for l in text_lines]
     open_ended = sum(1 for l in text_lines if _ending(l.stripped)[-1:] not in _TERMINAL) / len(text_lines)
-    if statistics.median(lengths) < s.wrapped_median and open_ended > s.wrapped_open_ended:
+    hyphenated = sum(1 for l in text_lines if _WORD_AT_END.search(l.stripped)) / len(text_lines)
+    if statistics.median(lengths) < s.wrapped_median and (open_ended > s.wrapped_open_ended
+                                                          or hyphenated > s.wrapped_hyphenated):
         return "wrapped"
     return "line-per-paragraph"
 
@@ -85,7 +90,10 @@ def _starts_upper(text: str) -> bool:
     return bool(m) and m.group().isupper()
 
 
-def units(raw: str, lines: list[Line], form: str, res: Resources, s: LayoutSettings) -> list[Unit]:
+def units(raw: str, lines: list[Line], form: str, res: Resources, s: LayoutSettings,
+          inline_heads: list[Line] = ()) -> list[Unit]:
+    """The chapter's lines grouped into units; ``inline_heads``, the running heads left
+    inside a line (a run-on chapter), are cut out of the text they interrupt."""
     groups: list[list[Line]] = []
     if form == "wrapped":
         text_lines = [l for l in lines if l.kind == "text"]
@@ -105,15 +113,19 @@ def units(raw: str, lines: list[Line], form: str, res: Resources, s: LayoutSetti
             groups.append(group)
     else:
         groups = [[l] for l in lines if l.kind == "text"]
-    return [_unit_from_lines(raw, g, res, s.hyphens) for g in groups]
+    return [_unit_from_lines(raw, g, res, s.hyphens, inline_heads) for g in groups]
 
 
 def _ends_paragraph(prev: Line, nxt: Line, width: float, res: Resources, s: Paragraphs) -> bool:
     p, n = prev.stripped, nxt.stripped
+    if _ends_on_function_word(p, res):
+        return False  # 'imprimé en' / '1718. On …': a date at a line start opens nothing
     if opens_structure(n, res.digits):
         return True
     ends = _ending(p)
     terminal = ends[-1:] in _TERMINAL
+    if terminal and _starts_upper(n) and _indent(nxt) > _indent(prev):
+        return True  # an indented first line
     if (roman_marker(p) or heading_marker(p)) and (terminal or len(p) < s.marker_line * width):
         return True
     if terminal and _starts_upper(n) and len(p) < s.full_line * width:
@@ -123,11 +135,31 @@ def _ends_paragraph(prev: Line, nxt: Line, width: float, res: Resources, s: Para
     return False
 
 
-def _unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens) -> Unit:
+def _indent(line: Line) -> int:
+    return len(line.text) - len(line.text.lstrip())
+
+
+def _ends_on_function_word(text: str, res: Resources) -> bool:
+    last_word = regex.findall(r"[\p{L}'’]+", _ending(text)[-30:])
+    return bool(last_word) and last_word[-1].lower().replace("’", "'") in res.vocabulary.function_words
+
+
+def _unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens, inline_heads: list[Line]) -> Unit:
     first = group[0]
     mt = _line_text(raw, first)
     for line in group[1:]:
         mt = join(mt, _line_text(raw, line), [], "layout.reflow", res.lexicon, s)
+    # each head and the spaces around it become one space, as at any page break; heads
+    # printed side by side go together
+    spans: list[list[int]] = []
+    for h in inline_heads:
+        if mt.raw_start < h.start and h.end < mt.raw_end:
+            if spans and spans[-1][1] >= h.start - 1:
+                spans[-1][1] = h.end + 1
+            else:
+                spans.append([h.start - 1, h.end + 1])
+    if spans:
+        mt = mt.apply([Edit(mt.from_raw_offset(a), mt.from_raw_offset(b), " ", "layout.page_break") for a, b in spans])
     mt = _mend_inline_breaks(mt, res.lexicon, s)
     note = note_marker(mt.text)
     return Unit(mt, first.index, group[-1].index, note.value if note else None)
@@ -226,8 +258,7 @@ def _continues(left: str, right: str, res: Resources) -> bool:
         return True
     if ending[-1] in _TERMINAL:
         return False
-    last_word = regex.findall(r"[\p{L}'’]+", ending[-30:])
-    if last_word and last_word[-1].lower().replace("’", "'") in res.vocabulary.function_words:
+    if _ends_on_function_word(left, res):
         return True
     return _starts_lower(right)
 

@@ -41,6 +41,8 @@ class Paragraphs:
     blank_separated: float
     wrapped_median: float
     wrapped_open_ended: float
+    wrapped_hyphenated: float
+    run_on_length: int
     marker_line: float
     full_line: float
     short_line: float

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..records import Diagnostic, Layout, Segmented
 from ..resources import Resources
-from .articles import decode_numbers
+from .articles import decode_numbers, find_run_ons
 from .kinds import Draft, join_article_headings, split_block
 from .passages import attach_notes, give_suggestions, passages as make_passages
 from .scope import assign_games
@@ -39,7 +39,10 @@ def segment(layout: Layout, res: Resources) -> Segmented:
         d.page_seq = layout.page_at(d.text.raw_start)
 
     games = assign_games(drafts, layout, res)
-    decode_numbers(drafts, res)
+    find_run_ons(drafts, res)
+    drafts = decode_numbers(drafts, res)
+    for d in drafts:
+        d.page_seq = layout.page_at(d.text.raw_start)
     attach_notes(drafts, diagnostics, name)
     passages = make_passages(drafts, layout, res)
     passages = give_suggestions(passages, [s for b in layout.blocks for s in b.suggestions])

@@ -6,7 +6,9 @@ search. Then the number as decided is written in place of the OCR's."""
 
 from __future__ import annotations
 
-from ..markers import Marker, roman_marker
+from dataclasses import dataclass
+
+from ..markers import Marker, roman_marker, run_on_articles
 from ..numbers import DIGITS, Reading, best_path, implied_values
 from ..resources import Resources
 from ..text import MappedText
@@ -17,8 +19,10 @@ ROMAN_NUMERALS = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"),
                   (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
 
 
-def _readings(d: Draft, res: Resources, s: Articles) -> list[Reading]:
-    """A numbered paragraph's readings: as an article, as an ordinal item, or as none."""
+def _readings(markers: list[Marker], run_on: bool, res: Resources, s: Articles) -> list[Reading]:
+    """A number's readings: as an article, as an ordinal item, or as none. A number
+    run on inside a paragraph, or one that lost its full stop, is cheaply none: the
+    sequence must make it an article."""
     digits = res.digits
     out: dict[tuple[str, int], float] = {}
 
@@ -27,14 +31,15 @@ def _readings(d: Draft, res: Resources, s: Articles) -> list[Reading]:
             out[(kind, value)] = cost
 
     none_cost = s.none_no_digit
-    for m in d.markers:
+    for m in markers:
+        extra = s.loose if m.loose else 0.0
         if m.kind == "number":
             glyphs = m.token.replace(" ", "")
             real = sum(c in DIGITS for c in glyphs)
             none_cost = max(none_cost, s.none_all_digits if real == len(glyphs)
                             else s.none_some_digits if real else s.none_no_digit)
             for v, c in digits.readings(m.token, max_cost=s.max_cost).items():
-                add("article", v, c)
+                add("article", v, c + extra)
             if glyphs.endswith(("o", "O")) and len(glyphs) > 1:
                 # 'jo.' can be '2°.': the degree sign read as an o
                 for v, c in digits.readings(glyphs[:-1], max_cost=s.degree_max_cost).items():
@@ -45,29 +50,58 @@ def _readings(d: Draft, res: Resources, s: Articles) -> list[Reading]:
                 add("ordinal", v, c)
         elif m.kind == "roman":
             none_cost = max(none_cost, s.none_roman)
-            add("article", m.value, s.roman)
+            add("article", m.value, s.roman + extra)
         elif m.kind == "word":
             none_cost = s.none_word
             add("article", m.value, 0.0)
+    if any(m.loose for m in markers):
+        none_cost = min(none_cost, s.none_loose)
+    if run_on:
+        none_cost = min(none_cost, s.none_run_on)
     readings = [Reading(kind, v, c) for (kind, v), c in out.items()]
     readings.append(Reading("none", None, none_cost))
     return readings
 
 
-def decode_numbers(drafts: list[Draft], res: Resources) -> None:
-    """Choose every numbered paragraph's reading at once, by Viterbi over the sequence."""
+@dataclass
+class _Numbered:
+    """A number to decide: a paragraph's opening one (``at`` None) or one run on
+    inside it, at ``at``."""
+
+    draft: Draft
+    at: int | None
+    markers: list[Marker]
+    decided: Reading | None = None
+
+
+def find_run_ons(drafts: list[Draft], res: Resources) -> None:
+    """The numbers inside each paragraph and article that may open an article run on
+    into it; the sequence decides which do."""
+    for d in drafts:
+        if d.kind not in ("article", "paragraph"):
+            continue
+        skip = max((m.end for m in d.markers), default=0)
+        d.run_ons = [(at, markers) for at, markers in run_on_articles(d.text.text, res.digits, res.vocabulary.ordinal_words)
+                     if at >= skip]
+
+
+def decode_numbers(drafts: list[Draft], res: Resources) -> list[Draft]:
+    """Choose every number's reading at once, by Viterbi over the sequence; then cut
+    the paragraphs at the articles found run on inside them."""
     s = SegmentSettings.default().articles
-    items: list[Draft] = []
+    items: list[_Numbered] = []
     barriers: set[int] = set()  # indices of items a new game starts before
     for d in drafts:
         if d.barrier:
             barriers.add(len(items))
         if d.kind == "article":
-            items.append(d)
+            items.append(_Numbered(d, None, d.markers))
+        if d.kind in ("article", "paragraph"):
+            items.extend(_Numbered(d, at, markers) for at, markers in d.run_ons)
     if not items:
-        return
-    base = [_readings(d, res, s) for d in items]
-    tokens = [next((m.token for m in d.markers if m.kind == "number"), None) for d in items]
+        return drafts
+    base = [_readings(it.markers, it.at is not None, res, s) for it in items]
+    tokens = [next((m.token for m in it.markers if m.kind == "number"), None) for it in items]
     implied = implied_values(
         res.digits, tokens,
         [{r.value: r.cost for r in readings if r.kind == "article"} for readings in base],
@@ -75,6 +109,9 @@ def decode_numbers(drafts: list[Draft], res: Resources) -> None:
         apart=lambda j, k: any(min(j, k) < b <= max(j, k) for b in barriers),
     )
     candidates = [own + [Reading("article", v, c) for v, c in more.items()] for own, more in zip(base, implied)]
+    # a number run on inside a paragraph or without its full stop opens a sequence only
+    # if the numbers after it continue it: alone, its position proves nothing
+    unsure = [it.at is not None or any(m.loose for m in it.markers) for it in items]
 
     def step(state, reading, index):
         last_art, last_ord = state
@@ -91,6 +128,8 @@ def decode_numbers(drafts: list[Draft], res: Resources) -> None:
             return (last_art, v), cost
         if last_art is None:
             cost = s.first_one if v == 1 else s.first_other
+            if unsure[index]:
+                cost += s.first_unsure
         elif v == last_art + 1:
             cost = 0.0
         elif v == 1:
@@ -102,12 +141,42 @@ def decode_numbers(drafts: list[Draft], res: Resources) -> None:
         return (v, None), cost
 
     path = best_path(candidates, (None, None), step)
-    for d, reading in zip(items, path):
+    for it, reading in zip(items, path):
+        it.decided = reading
+        if it.at is not None:
+            continue
+        d = it.draft
         d.decided = reading
         if reading.kind == "article":
             d.number = reading.value
         else:
             d.kind = "paragraph"  # an ordinal list item, or a number that is no article
+    cuts: dict[int, list[_Numbered]] = {}
+    for it in items:
+        if it.at is not None and it.decided.kind == "article":
+            cuts.setdefault(id(it.draft), []).append(it)
+    return [piece for d in drafts for piece in _cut(d, cuts.get(id(d), []))]
+
+
+def _cut(d: Draft, run_ons: list[_Numbered]) -> list[Draft]:
+    """A paragraph cut where the articles run on inside it start: the passage of each
+    starts at its number, even mid-line."""
+    if not run_ons:
+        return [d]
+    ats = [it.at for it in run_ons]
+    out = [d]
+    rest = d.text
+    pieces = []
+    for at in reversed(ats):
+        rest, piece = rest.split(at)
+        pieces.append(piece)
+    d.text = rest.strip()
+    for it, piece in zip(run_ons, reversed(pieces)):
+        art = Draft("article", piece.strip(), d.page_seq, markers=it.markers, game=d.game)
+        art.decided = it.decided
+        art.number = it.decided.value
+        out.append(art)
+    return out
 
 
 def roman(n: int) -> str:

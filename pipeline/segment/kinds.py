@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import regex
 
 from ..games import slugify
-from ..markers import Marker, heading_marker, number_marker, roman_marker, word_article_marker
+from ..markers import Marker, division_marker, heading_marker, loose_marker, number_marker, roman_marker, word_article_marker
 from ..numbers import Reading
 from ..resources import Resources
 from ..text import MappedText, fold
@@ -38,6 +38,7 @@ class Draft:
     note_for: int | None = None
     decided: Reading | None = None
     barrier: bool = False  # a new game starts here: numbering may start afresh
+    run_ons: list[tuple[int, list[Marker]]] = field(default_factory=list)  # numbers inside that may open articles
 
 
 def split_block(text: MappedText, page_seq: int, in_glossary: bool, res: Resources) -> list[Draft]:
@@ -66,6 +67,9 @@ def split_block(text: MappedText, page_seq: int, in_glossary: bool, res: Resourc
         if title_end is not None:
             cut = len(t) - len(after) + title_end
             return _section_and_rest(text, cut, page_seq, res, roman_value=roman.value, number_raw=roman.token)
+    loose = None if roman or word or number else loose_marker(t)
+    if loose:
+        return [Draft("article", text, page_seq, markers=[loose])]
     if roman or word or number:
         d = Draft("article", text, page_seq)
         if number:
@@ -92,6 +96,9 @@ def _section_and_rest(text: MappedText, cut: int, page_seq: int, res: Resources,
     """A section title ending at ``cut``, and the drafts of the text it runs into."""
     section, rest = text.split(cut)
     d = Draft("section", section.strip(), page_seq, **number)
+    division = division_marker(section.text, res.vocabulary.division_words, res.vocabulary.ordinal_words)
+    if division and division.value and not number:
+        d.number, d.number_raw = division.value, division.token  # 'CHAPITRE SECOND.': section 2
     d.glossary = _is_glossary_title(section.text, res)
     d.mentions = res.catalogue.mentioned_game(section.text, res.vocabulary.game_mention_markers)
     out = [d]

@@ -18,7 +18,10 @@ class Articles:
     none_roman: float
     none_word: float
     none_ordinal: float
+    none_loose: float
+    none_run_on: float
     roman: float
+    loose: float
     degree_as_o: float
     degree_max_cost: float
     implied_window: int
@@ -26,6 +29,7 @@ class Articles:
     implied_max_cost: float
     first_one: float
     first_other: float
+    first_unsure: float
     restart: float
     gap: float
     gap_per_number: float
