@@ -9,7 +9,7 @@ import regex
 
 from ..markers import heading_marker
 from ..numbers import DIGITS, DigitModel, Reading, best_path, implied_values
-from ..records import Page
+from ..records import Diagnostic, Page
 from ..resources import Resources
 from .lines import Line
 from .settings import Heads, PageNumbers
@@ -42,7 +42,7 @@ def _number_token(tok: str, digits: DigitModel, s: Heads) -> bool:
     return len(t) >= 2 and likeness >= s.digit_likeness and real == 0
 
 
-def _parse_head(line: Line, res: Resources, s: Heads) -> Head | None:
+def parse_head(line: Line, res: Resources, s: Heads) -> Head | None:
     """A line that reads as a running head: a short title and a page number, either order."""
     text = line.stripped
     if len(text) > s.max_length or heading_marker(text):
@@ -78,7 +78,7 @@ def find_heads(lines: list[Line], res: Resources, s: Heads) -> list[Head]:
     candidates = [l for l in lines if l.kind == "text"]
     heads = {}
     for line in candidates:
-        h = _parse_head(line, res, s)
+        h = parse_head(line, res, s)
         if h:
             heads[line.index] = h
     titles = {_title_key(h.title) for h in heads.values() if h.title}
@@ -213,3 +213,17 @@ def infer_lost_pages(pages: list[Page], breaks: list[tuple[int, int]]) -> tuple[
             out.append(Page(0, gap_end, number, None, "inferred", None, None, None))
             lost.append((page, number))
     return [replace(p, seq=i) for i, p in enumerate(out)], lost
+
+
+def page_diagnostics(name: str, pages: list[Page]) -> list[Diagnostic]:
+    """What the page sequence says that a reader should know: numbers inferred, pages missing."""
+    out = []
+    for page in pages:
+        if page.running_head is not None and page.number_status == "inferred" and page.number_raw:
+            out.append(Diagnostic(name, "info", f"page head {page.running_head!r}: number "
+                                  f"unreadable, {page.number} inferred from the sequence"))
+    for a, b in zip(pages, pages[1:]):
+        if a.number is not None and b.number is not None and b.number != a.number + 1 and b.number_status != "inferred":
+            out.append(Diagnostic(name, "warning", f"page {b.number} follows page {a.number}: "
+                                  "pages are missing or a head is misread"))
+    return out
