@@ -104,7 +104,7 @@ def _hyphen_parts(pages):
         if line.endswith("-") and k + 1 < len(flat):
             q, j = flat[k + 1]
             nxt = pages[q][2][j].split()[0]
-            whole[(p, i)] = line.split()[-1][:-1] + nxt
+            whole[(p, i)] = line.split()[-1][:-1] + nxt.rstrip(".,;:")
             whole[flat[k + 1]] = whole[(p, i)]
     return whole
 

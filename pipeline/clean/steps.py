@@ -18,7 +18,7 @@ from ..markers import number_marker, roman_marker
 from ..numbers import DIGITS
 from ..resources import Resources
 from ..text import Edit
-from .correct import BookContext, Corrector
+from .correct import BookContext, Corrector, OcrConfidence
 from .settings import CleanSettings
 
 
@@ -34,6 +34,7 @@ class CleanContext:
     settings: CleanSettings = field(default_factory=CleanSettings.default)
     suggestions: list[Suggestion] = field(default_factory=list)
     raw_of: Callable[[int, int], tuple[int, int]] | None = None
+    ocr: OcrConfidence | None = None  # how sure the OCR was of each word, where its file says (ALTO)
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,8 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
                 yield Edit(start - 1, m.end(), d.word, d.fix, d.confidence)
                 continue
         following = tokens[k + 1].group() if k + 1 < len(tokens) else ""
-        d = corrector.decide(word, ctx.book, sentence_start, following)
+        ocr_factor = ctx.ocr.factor(ctx.raw_of(m.start(), m.end())[0]) if ctx.ocr and ctx.raw_of else 1.0
+        d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
         if d.applied:

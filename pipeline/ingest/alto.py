@@ -97,12 +97,15 @@ def _parse(data: bytes, name: str, label: str | None):
     try:
         root = etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
-        raise InputError(name, f"{where}malformed XML: {exc.msg} (line {exc.lineno})") from None
+        at = "" if "line" in exc.msg else f" (line {exc.lineno})"
+        raise InputError(name, f"{where}malformed XML: {exc.msg}{at}") from None
     qname = etree.QName(root)
-    if qname.localname.lower() != "alto" or (qname.namespace or "") not in NAMESPACES:
-        ns = qname.namespace or "no namespace"
-        raise InputError(name, f"{where}not ALTO: the root element is {qname.localname!r} in {ns!r} "
-                         "(ALTO v2, v3 or v4 expected)")
+    ns = qname.namespace or ""
+    if qname.localname.lower() != "alto":
+        raise InputError(name, f"{where}not ALTO: the root element is {qname.localname!r}"
+                         + (f" of {ns!r}" if ns else ""))
+    if ns not in NAMESPACES:
+        raise InputError(name, f"{where}unknown namespace {ns!r}: not ALTO v2, v3 or v4")
     docinfo = root.getroottree().docinfo
     return root, (docinfo.encoding or "utf-8").lower()
 

@@ -150,7 +150,7 @@ def mend_break(left: str, right: str, lex: Lexicon, s: Hyphens, whole: str | Non
     """
     l, r = left.replace("’", "'"), right.replace("’", "'")
     if whole:
-        whole = whole.replace("’", "'")
+        whole = whole.replace("’", "'").strip(".,;:!?«»()[]\"")  # some exports keep the word's punctuation
         if whole == l + r:
             return "", "layout.join_hyphenated", 1.0
         if whole == f"{l}-{r}":
