@@ -56,6 +56,17 @@ def test_the_same_chapter_as_text_and_as_alto_has_the_same_structure(variant, as
     assert structure(seg)[2][:5] == ["madeup:mouche", "madeup:mouche.p52.1", "madeup:mouche.p52.2",
                                      "madeup:mouche.1", "madeup:mouche.2"]
     assert not seg.layout.diagnostics
+    assert uncovered(seg) == ""
+
+
+def uncovered(seg) -> str:
+    """The non-blank raw characters neither a passage nor furniture covers."""
+    raw = seg.layout.chapter.text
+    covered = [False] * len(raw)
+    spans = [(p.text.raw_start, p.text.raw_end) for p in seg.passages] + [(f.start, f.end) for f in seg.layout.furniture]
+    for a, b in spans:
+        covered[a:b] = [True] * (b - a)
+    return "".join(c for c, k in zip(raw, covered) if not k and not c.isspace())
 
 
 def test_per_page_files_are_read_in_the_natural_order_of_their_names(res):
@@ -179,6 +190,26 @@ def test_real_alto_from_gallicorpora(res):
     assert [(p.number, p.number_status) for p in seg.layout.pages] == [(4, "read"), (5, "inferred")]
     text = " ".join(p.text.text for p in seg.passages)
     assert "leur patrimoine dans la bourse des passans." in text
+    assert uncovered(seg) == ""
     raw = chapter.text
     for p in seg.passages:
         assert restore_raw(p.text.text, p.text.corrections(), p.text.raw_start) == raw[p.text.raw_start:p.text.raw_end]
+
+
+def test_the_database_keeps_each_passages_alto_ids_and_null_for_text(res, as_text, tmp_path):
+    import sqlite3
+
+    from pipeline.publish import publish
+    from pipeline.records import Edition, Game
+
+    seg = process_chapter(FIXTURES / "mouche", res)
+    infos = [ChapterInfo(s.layout.chapter.source_file, "madeup", "manifest", None, None, None, key)
+             for s, key in ((seg, "mouche"), (as_text, "mouche-text"))]
+    built = cite_chapters(list(zip(infos, (seg, as_text))))
+    db = tmp_path / "a.db"
+    publish(db, [Edition("madeup", "Made up")], built, [Game("mouche", "Mouche")], [])
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT c.source_file, c.layout_form, p.citation, p.alto_first, p.alto_last FROM passages p "
+                        "JOIN chapters c ON c.id = p.chapter_id WHERE p.number = 10 ORDER BY c.source_file").fetchall()
+    assert rows == [("mouche", "alto", "madeup:mouche.10", "p5_l0_w0", "p6_l0_w7"),
+                    ("mouche.txt", "wrapped", "madeup:mouche.10-2", None, None)]

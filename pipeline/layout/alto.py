@@ -53,7 +53,7 @@ def alto_layout(chapter: RawChapter, res: Resources, s: LayoutSettings) -> tuple
 
     hyphenated = {line.end - 1: line.words[-1].whole for p in alto.pages for line in p.lines
                   if line.words and line.words[-1].whole and raw[line.end - 1 : line.end] in "-¬"}
-    units = _units(raw, alto, at, pages, res, s, hyphenated)
+    units = _units(raw, alto, at, res, s, hyphenated)
     joins = _paragraphs.decide_joins(units, lines, res)
     page_starts = [p.start for p in pages[1:]]
     joins = [replace(j, kind="page_break" if any(j.gap_start < x <= j.gap_end for x in page_starts) else "continued")
@@ -66,11 +66,9 @@ def _furniture_kind(zone: str | None, s: LayoutSettings) -> str | None:
     return s.alto.furniture.get(zone) if zone else None
 
 
-def _tagged_head(page, at: dict[int, Line], s: LayoutSettings, furniture: list[Furniture]):
-    """The zone types say which lines are furniture, and which one holds the page number."""
-    token = None
-    head_lines: list[AltoLine] = []
-    title_parts: list[str] = []
+def _furniture_lines(page, at: dict[int, Line], s: LayoutSettings, furniture: list[Furniture]):
+    """The lines of the page's furniture blocks, marked and recorded as furniture:
+    (zone, its line, its furniture kind)."""
     for block in page.blocks:
         kind = _furniture_kind(block.zone, s)
         if kind is None:
@@ -79,13 +77,22 @@ def _tagged_head(page, at: dict[int, Line], s: LayoutSettings, furniture: list[F
             line = at[aline.start]
             line.kind = "head"
             furniture.append(Furniture(kind, line.start, line.end, line.text))
-            if kind == "running_head" or block.zone in s.alto.number_zones:
-                head_lines.append(aline)
-            if block.zone in s.alto.number_zones:
-                if token is None:
-                    token = _number_token(line.text)
-            elif kind == "running_head":
-                title_parts.append(line.stripped)
+            yield block.zone, aline, kind
+
+
+def _tagged_head(page, at: dict[int, Line], s: LayoutSettings, furniture: list[Furniture]):
+    """The zone types say which lines are furniture, and which one holds the page number."""
+    token = None
+    head_lines: list[AltoLine] = []
+    title_parts: list[str] = []
+    for zone, aline, kind in _furniture_lines(page, at, s, furniture):
+        text = at[aline.start].stripped
+        if zone in s.alto.number_zones:
+            head_lines.append(aline)
+            token = token or _number_token(text)
+        elif kind == "running_head":
+            head_lines.append(aline)
+            title_parts.append(text)
     return token, _head(head_lines, at, " ".join(title_parts))
 
 
@@ -108,18 +115,11 @@ def _untagged_head(page, at: dict[int, Line], res: Resources, s: LayoutSettings,
     first lines are its running head when they read as one (a short title with a page
     number, a bare page number), as in a text chapter."""
     token, head_lines, title = None, [], ""
-    for block in page.blocks:
-        kind = _furniture_kind(block.zone, s)
-        if kind is None:
-            continue
-        for aline in block.lines:
-            line = at[aline.start]
-            line.kind = "head"
-            furniture.append(Furniture(kind, line.start, line.end, line.text))
-            h = _pages.parse_head(line, res, s.heads)
-            if h is not None and token is None:
-                token, title = h.token, h.title
-                head_lines.append(aline)
+    for _, aline, _ in _furniture_lines(page, at, s, furniture):
+        h = _pages.parse_head(at[aline.start], res, s.heads)
+        if h is not None and not head_lines:
+            token, title = h.token, h.title
+            head_lines.append(aline)
     if not head_lines:
         body = [l for b in page.blocks if _furniture_kind(b.zone, s) is None for l in b.lines]
         for aline in body[: s.alto.head_lines]:
@@ -135,7 +135,7 @@ def _untagged_head(page, at: dict[int, Line], res: Resources, s: LayoutSettings,
     return token, _head(head_lines, at, title)
 
 
-def _units(raw: str, alto: AltoChapter, at: dict[int, Line], pages: list[Page], res: Resources, s: LayoutSettings,
+def _units(raw: str, alto: AltoChapter, at: dict[int, Line], res: Resources, s: LayoutSettings,
            hyphenated: dict[int, str]) -> list[_paragraphs.Unit]:
     """The lines grouped as paragraphs within each block; a drop capital joined to the
     text it opens."""
