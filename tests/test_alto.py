@@ -187,7 +187,10 @@ def test_real_alto_from_gallicorpora(res):
     assert chapter.encoding == "utf-8" and seg.layout.form == "alto"
     assert [p.file for p in chapter.alto.pages] == ["bpt6k1281160s_f12.xml", "bpt6k1281160s_f13.xml"]
     assert chapter.alto.tagged
-    assert [(p.number, p.number_status) for p in seg.layout.pages] == [(4, "read"), (5, "inferred")]
+    # page 4's number opens the page and its running title follows the text in the file;
+    # page 5's head and number are tagged as main text, so they stay text
+    assert [(p.number, p.number_status, p.running_head, p.head_end) for p in seg.layout.pages] == [
+        (4, "read", "4 La foire S. Germain,", 1), (5, "inferred", None, None)]
     text = " ".join(p.text.text for p in seg.passages)
     assert "leur patrimoine dans la bourse des passans." in text
     assert uncovered(seg) == ""
@@ -213,3 +216,26 @@ def test_the_database_keeps_each_passages_alto_ids_and_null_for_text(res, as_tex
                         "JOIN chapters c ON c.id = p.chapter_id WHERE p.number = 10 ORDER BY c.source_file").fetchall()
     assert rows == [("mouche", "alto", "madeup:mouche.10", "p5_l0_w0", "p6_l0_w7"),
                     ("mouche.txt", "wrapped", "madeup:mouche.10-2", None, None)]
+
+
+def _page(body: str, top: str = "") -> str:
+    margin = f"<TopMargin><TextBlock><TextLine><String CONTENT=\"{top}\"/></TextLine></TextBlock></TopMargin>" if top else ""
+    lines = "".join(f'<TextLine><String CONTENT="{line}"/></TextLine>' for line in body.split("|"))
+    return f"<Page>{margin}<PrintSpace><TextBlock TAGREFS=\"M\">{lines}</TextBlock></PrintSpace></Page>"
+
+
+def test_a_head_the_tags_or_margins_do_not_name_is_found_among_the_first_lines(res):
+    from pipeline.layout import layout
+
+    def heads(pages: str, tags: str = "") -> list:
+        xml = f'<alto xmlns="{V4}">{tags}<Layout>{pages}</Layout></alto>'.encode()
+        lay = layout(alto_chapter([("h.xml", xml)], "h.xml"), res)
+        return [(p.number, p.number_status, p.running_head) for p in lay.pages], [(f.kind, f.text) for f in lay.furniture]
+
+    # tagged: the zones are all main text, yet the second page opens with a head line
+    assert heads(_page("Le jeu se joue à deux.") + _page("MOU 53|On tire les places."),
+                 '<Tags><OtherTag ID="M" LABEL="MainZone"/></Tags>') == (
+        [(52, "inferred", None), (53, "read", "MOU 53")], [("running_head", "MOU 53")])
+    # untagged: a head in the top margin; a first line that is text is not a head
+    assert heads(_page("Le jeu se joue à deux.", top="MOU 7") + _page("On tire les places.")) == (
+        [(7, "read", "MOU 7"), (8, "inferred", None)], [("running_head", "MOU 7")])

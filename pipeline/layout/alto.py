@@ -41,6 +41,8 @@ def alto_layout(chapter: RawChapter, res: Resources, s: LayoutSettings) -> tuple
         starts.append(page.blocks[0].lines[0].start)
         if alto.tagged:
             token, head = _tagged_head(page, at, s, furniture)
+            if head[0] is None:  # the tags name no head on this page: it may still print one
+                token, head = _first_lines_head(page, at, res, s, furniture)
         else:
             token, head = _untagged_head(page, at, res, s, furniture)
         tokens.append(token)
@@ -93,7 +95,25 @@ def _tagged_head(page, at: dict[int, Line], s: LayoutSettings, furniture: list[F
         elif kind == "running_head":
             head_lines.append(aline)
             title_parts.append(text)
-    return token, _head(head_lines, at, " ".join(title_parts))
+    return token, _head(page, head_lines, at, " ".join(title_parts))
+
+
+def _first_lines_head(page, at: dict[int, Line], res: Resources, s: LayoutSettings, furniture: list[Furniture]):
+    """The page's first lines, when they read as a running head (a short title with a
+    page number, a bare page number), as in a text chapter."""
+    token, head_lines, title = None, [], ""
+    body = [l for b in page.blocks if _furniture_kind(b.zone, s) is None for l in b.lines]
+    for aline in body[: s.alto.head_lines]:
+        line = at[aline.start]
+        h = _pages.parse_head(line, res, s.heads)
+        if h is None:
+            break
+        line.kind = "head"
+        furniture.append(Furniture("running_head", line.start, line.end, line.text))
+        head_lines.append(aline)
+        token = token or h.token
+        title = title or h.title
+    return token, _head(page, head_lines, at, title)
 
 
 def _number_token(text: str) -> str | None:
@@ -102,18 +122,26 @@ def _number_token(text: str) -> str | None:
     return words[-1] if words else None
 
 
-def _head(head_lines: list[AltoLine], at: dict[int, Line], title: str):
-    """(the head as printed, its title, where it ends) of a page's head lines."""
+def _head(page, head_lines: list[AltoLine], at: dict[int, Line], title: str):
+    """(the head as printed, its title, where it ends) of a page's head lines. The
+    head ends where the page's last head line before its first other line ends: None
+    when the file puts the head lines elsewhere (a running title after the text), so
+    that raw_text[page start:head end] is never more than the head."""
     if not head_lines:
         return None, None, None
     head_lines = sorted(head_lines, key=lambda l: l.start)
-    return " ".join(at[l.start].stripped for l in head_lines), title, head_lines[-1].end
+    ids = {l.start for l in head_lines}
+    end = None
+    for line in sorted(page.lines, key=lambda l: l.start):
+        if line.start not in ids:
+            break
+        end = line.end
+    return " ".join(at[l.start].stripped for l in head_lines), title, end
 
 
 def _untagged_head(page, at: dict[int, Line], res: Resources, s: LayoutSettings, furniture: list[Furniture]):
-    """No zone types: the blocks in the page's margins are furniture, and the page's
-    first lines are its running head when they read as one (a short title with a page
-    number, a bare page number), as in a text chapter."""
+    """No zone types: the blocks in the page's margins are furniture, a head among
+    them gives the page number; else the page's first lines may be its head."""
     token, head_lines, title = None, [], ""
     for _, aline, _ in _furniture_lines(page, at, s, furniture):
         h = _pages.parse_head(at[aline.start], res, s.heads)
@@ -121,18 +149,8 @@ def _untagged_head(page, at: dict[int, Line], res: Resources, s: LayoutSettings,
             token, title = h.token, h.title
             head_lines.append(aline)
     if not head_lines:
-        body = [l for b in page.blocks if _furniture_kind(b.zone, s) is None for l in b.lines]
-        for aline in body[: s.alto.head_lines]:
-            line = at[aline.start]
-            h = _pages.parse_head(line, res, s.heads)
-            if h is None:
-                break
-            line.kind = "head"
-            furniture.append(Furniture("running_head", line.start, line.end, line.text))
-            head_lines.append(aline)
-            token = token or h.token
-            title = title or h.title
-    return token, _head(head_lines, at, title)
+        return _first_lines_head(page, at, res, s, furniture)
+    return token, _head(page, head_lines, at, title)
 
 
 def _units(raw: str, alto: AltoChapter, at: dict[int, Line], res: Resources, s: LayoutSettings,
