@@ -239,3 +239,14 @@ def test_a_head_the_tags_or_margins_do_not_name_is_found_among_the_first_lines(r
     # untagged: a head in the top margin; a first line that is text is not a head
     assert heads(_page("Le jeu se joue à deux.", top="MOU 7") + _page("On tire les places.")) == (
         [(7, "read", "MOU 7"), (8, "inferred", None)], [("running_head", "MOU 7")])
+
+
+def test_an_alto_chapter_may_be_fifty_times_the_size_of_a_text_one(tmp_path):
+    folder = A.write_per_page(tmp_path / "mouche")
+    size = sum(f.stat().st_size for f in folder.iterdir())
+    assert ingest(folder, max_bytes=size // 50 + 1).alto is not None
+    with pytest.raises(InputError) as exc:
+        ingest(folder, max_bytes=size // 50 - 1)
+    limit = (size // 50 - 1) * 50
+    assert str(exc.value) == (f"mouche: file too large: {size / 1e3:.1f} kB, more than the {limit / 1e3:.1f} kB "
+                              "a chapter can be (split it, or raise --max-chapter-size)")

@@ -28,6 +28,9 @@ NAMESPACES = {
 }
 # A page's areas in reading order (the schema puts the bottom margin before the print space).
 AREAS = ("TopMargin", "PrintSpace", "LeftMargin", "RightMargin", "BottomMargin")
+# an ALTO page is mostly markup (coordinates, polygons, ids): some 10 to 50 bytes of
+# XML per character of text, so a chapter's XML may be this many times a text chapter
+MARKUP_FACTOR = 50
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
 _LINE_BREAKS = regex.compile(r"[\r\n\t\f\v\u2028\u2029]")
 
@@ -50,6 +53,8 @@ def page_files(folder: Path) -> list[Path]:
 
 
 def ingest_alto(path: Path, max_bytes: int, size_message) -> RawChapter:
+    """The chapter of an ALTO file or folder; ``max_bytes`` is a text chapter's limit."""
+    max_bytes *= MARKUP_FACTOR
     files = page_files(path) if path.is_dir() else [path]
     datas = []
     total = 0
