@@ -158,7 +158,7 @@ def test_a_bad_page_of_a_folder_is_named_in_the_error(tmp_path):
 
 def test_ocr_confidence_is_a_factor_against_the_chapters_median():
     conf = OcrConfidence([(0, 5, 0.9), (6, 10, 0.5), (11, 15, 0.9), (16, 20, 0.999), (21, 25, 0.9)])
-    assert [conf.factor(x) for x in (0, 6, 11, 16, 5, 30)] == [1.0, 0.33, 1.0, 3.0, 1.0, 1.0]
+    assert [conf.factor(x) for x in (0, 6, 11, 16, 5, 30)] == [1.0, 0.58, 1.0, 3.0, 1.0, 1.0]
 
 
 def _damaged(wc_damaged: float, wc_others: float) -> bytes:
