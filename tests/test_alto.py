@@ -250,3 +250,17 @@ def test_an_alto_chapter_may_be_fifty_times_the_size_of_a_text_one(tmp_path):
     limit = (size // 50 - 1) * 50
     assert str(exc.value) == (f"mouche: file too large: {size / 1e3:.1f} kB, more than the {limit / 1e3:.1f} kB "
                               "a chapter can be (split it, or raise --max-chapter-size)")
+
+
+def test_entities_are_neither_expanded_without_bound_nor_read_from_outside():
+    def read(doctype: str, content: str) -> str:
+        xml = (f'<?xml version="1.0"?><!DOCTYPE alto [{doctype}]><alto xmlns="{V4}"><Layout><Page><PrintSpace>'
+               f'<TextBlock><TextLine><String CONTENT="{content}"/></TextLine></TextBlock></PrintSpace></Page></Layout></alto>')
+        with pytest.raises(InputError) as exc:
+            alto_chapter([("e.xml", xml.encode())], "e.xml")
+        return str(exc.value)
+
+    laughs = '<!ENTITY a "aaaaaaaaaa">' + "".join(f'<!ENTITY {c} "{("&" + p + ";") * 10}">' for p, c in zip("abcdefgh", "bcdefghi"))
+    assert read(laughs, "&i;").startswith("e.xml: malformed XML: Maximum entity amplification factor exceeded")
+    assert read('<!ENTITY x SYSTEM "file:///etc/hostname">', "a &x; b") == (
+        "e.xml: malformed XML: Attribute references external entity 'x', line 1, column 205")
