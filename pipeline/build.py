@@ -135,7 +135,7 @@ def build(
     for folder in sorted(p for p in corpus.iterdir() if p.suffix.lower() == ".txt" and p.is_dir()):
         report.diagnostics.append(Diagnostic(folder.name, "warning", "a folder, not a chapter file: skipped"))
     if not files:
-        raise InputError(str(corpus), "no chapter files (*.txt) in the corpus folder")
+        raise InputError(str(corpus), "no chapter files (*.txt, ALTO *.xml) in the corpus folder")
 
     results = _process_all(files, res, jobs, progress, times)
     done: list[tuple[ChapterInfo, Segmented]] = []

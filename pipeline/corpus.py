@@ -15,12 +15,22 @@ from pathlib import Path
 import regex
 
 from .games import slugify
+from .ingest.alto import is_alto
 from .records import ChapterInfo, Diagnostic, Edition, Header
 from .text import fold
 
 def chapter_files(corpus: Path) -> list[Path]:
-    """Every *.txt of the folder (any case), broken links included: they get their error."""
-    return sorted(p for p in corpus.iterdir() if p.suffix.lower() == ".txt" and not p.is_dir())
+    """Every *.txt and *.xml (ALTO) of the folder (any case), broken links included:
+    they get their error; and every folder of *.xml files (per-page ALTO), except
+    one named *.txt (the build warns about it)."""
+    out = []
+    for p in corpus.iterdir():
+        if p.is_dir():
+            if p.suffix.lower() != ".txt" and is_alto(p):
+                out.append(p)
+        elif p.suffix.lower() in (".txt", ".xml"):
+            out.append(p)
+    return sorted(out)
 
 
 UNKNOWN = Edition("unknown", "Unidentified edition", None, "Chapters whose edition is not known")

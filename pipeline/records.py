@@ -39,13 +39,65 @@ class InputError(Exception):
 
 
 @dataclass(frozen=True)
+class AltoWord:
+    """An ALTO ``String``: one word, or a whole line in some exports."""
+
+    id: str | None
+    start: int  # raw span of its CONTENT
+    end: int
+    confidence: float | None  # how sure the OCR was of it (0–1), from WC and CC; None if the file does not say
+    whole: str | None = None  # SUBS_CONTENT: the whole word a hyphenated part belongs to
+
+
+@dataclass(frozen=True)
+class AltoLine:
+    id: str | None
+    start: int
+    end: int
+    hpos: float | None  # left edge, in the file's units
+    height: float | None
+    words: tuple[AltoWord, ...]
+
+
+@dataclass(frozen=True)
+class AltoBlock:
+    id: str | None
+    zone: str | None  # what the file says the block is: a SegmOnto zone type ('MainZone'), or a margin ('TopMargin')
+    lines: tuple[AltoLine, ...]
+
+
+@dataclass(frozen=True)
+class AltoPage:
+    id: str | None
+    file: str  # the ALTO file the page comes from
+    blocks: tuple[AltoBlock, ...]
+
+    @property
+    def lines(self) -> list[AltoLine]:
+        return [line for b in self.blocks for line in b.lines]
+
+
+@dataclass(frozen=True)
+class AltoChapter:
+    """The structure an ALTO chapter's file(s) give: pages, blocks, lines and words,
+    each with its raw span."""
+
+    pages: tuple[AltoPage, ...]
+    tagged: bool  # the blocks carry zone types (SegmOnto tags)
+
+    def words(self) -> list[AltoWord]:
+        return [w for p in self.pages for line in p.lines for w in line.words]
+
+
+@dataclass(frozen=True)
 class RawChapter:
-    source_file: str  # the file name in corpus/
+    source_file: str  # the file name in corpus/ (a folder's name for per-page ALTO files)
     text: str  # decoded, newlines as \n, Unicode NFC: the text every offset refers to
-    sha256: str  # of the file's bytes, so the file itself can be checked
+    sha256: str  # of the file's bytes (of a folder's files, in page order), so the file itself can be checked
     encoding: str  # 'utf-8', 'utf-8-sig' or 'cp1252'
     size: int  # bytes
     diagnostics: tuple[Diagnostic, ...] = ()
+    alto: AltoChapter | None = None  # what an ALTO chapter's XML says of its pages, lines and words
 
 
 @dataclass(frozen=True)
@@ -116,8 +168,8 @@ class Layout:
     pages: tuple[Page, ...]
     furniture: tuple[Furniture, ...]
     blocks: tuple[Block, ...]
-    form: str  # 'blank-separated', 'line-per-paragraph', 'wrapped' or 'run-on'
-    pagination: str = "running heads"  # 'running heads', 'running heads inside the text', 'page numbers alone on a line', 'form feeds' or 'no pages'
+    form: str  # 'blank-separated', 'line-per-paragraph', 'wrapped', 'run-on' or 'alto' (lines and pages from the XML)
+    pagination: str = "running heads"  # 'running heads', 'running heads inside the text', 'page numbers alone on a line', 'form feeds', 'no pages' or (ALTO) 'pages from the XML'
     diagnostics: tuple[Diagnostic, ...] = ()
 
     @property

@@ -17,11 +17,11 @@ CREATE TABLE chapters (
     number INTEGER,                     -- chapter number, from the export header
     total INTEGER,                      -- chapters in the book, from the header
     title TEXT,                         -- the header's heading field
-    sha256 TEXT NOT NULL,               -- of the file's bytes
+    sha256 TEXT NOT NULL,               -- of the file's bytes (a folder's files in page order)
     raw_text TEXT NOT NULL,             -- the text as read (decoded, \n newlines, NFC)
     encoding TEXT NOT NULL,
     edition_source TEXT NOT NULL,       -- how the edition was known: header, manifest, unknown
-    layout_form TEXT NOT NULL,          -- blank-separated, line-per-paragraph, wrapped, run-on
+    layout_form TEXT NOT NULL,          -- blank-separated, line-per-paragraph, wrapped, run-on, alto
     citation_key TEXT NOT NULL,         -- names the chapter in citations of passages with no game
     note TEXT                           -- the manifest's note on the file
 );
@@ -62,6 +62,8 @@ CREATE TABLE passages (
     raw_end INTEGER NOT NULL,
     term TEXT,                          -- glossary entries: the term defined
     note_for TEXT REFERENCES passages(citation),  -- footnotes: the passage that calls them
+    alto_first TEXT,                    -- ALTO chapters: the ID of the passage's first String
+    alto_last TEXT,                     -- … and of its last; NULL for text chapters
     status TEXT NOT NULL DEFAULT 'not proofread'  -- an editor's mark of the passage (corpus/proofs/)
 );
 CREATE INDEX passages_game_number ON passages(game, number);
@@ -105,7 +107,7 @@ CREATE INDEX suggestions_passage ON suggestions(passage_id);
 CREATE TABLE furniture (
     id INTEGER PRIMARY KEY,
     chapter_id INTEGER NOT NULL REFERENCES chapters(id),
-    kind TEXT NOT NULL,                 -- export_header, running_head, export_footer
+    kind TEXT NOT NULL,                 -- export_header, running_head, export_footer; ALTO: page_number, quire_mark, margin_note, stamp
     raw_start INTEGER NOT NULL,
     raw_end INTEGER NOT NULL,
     text TEXT NOT NULL

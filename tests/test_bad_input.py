@@ -458,7 +458,7 @@ def test_corpus_without_chapters_leaves_the_old_database(good_db, tmp_path):
     shutil.copyfile(CORPUS / "games.toml", corpus / "games.toml")
     proc = academie("build", "--corpus", corpus, "--db", db)
     assert proc.returncode == 2
-    assert proc.stderr == f"error: {corpus}: no chapter files (*.txt) in the corpus folder\n"
+    assert proc.stderr == f"error: {corpus}: no chapter files (*.txt, ALTO *.xml) in the corpus folder\n"
     assert sha256(db) == before
     assert tmp_leftovers(db.parent) == []
 

@@ -16,6 +16,7 @@ from ..records import Layout
 from ..resources import Resources
 from ..text import Correction, Edit, MappedText
 from .book import chapter_context
+from .correct import OcrConfidence
 from .steps import STEPS, CleanContext, Step, Suggestion
 
 __all__ = ["STEPS", "CleanContext", "Step", "Suggestion", "chapter_context", "clean", "clean_text", "fix_and_explain"]
@@ -49,6 +50,9 @@ def _non_overlapping(edits: list[Edit]) -> list[Edit]:
 def clean(layout: Layout, res: Resources) -> Layout:
     games = sorted({p.head_game for p in layout.pages if p.head_game})
     ctx = chapter_context(layout.chapter.text, res, layout.chapter.source_file, games)
+    if layout.chapter.alto is not None:
+        ctx.ocr = OcrConfidence((w.start, w.end, w.confidence) for w in layout.chapter.alto.words()
+                                if w.confidence is not None)
     blocks = []
     for b in layout.blocks:
         ctx.suggestions = []

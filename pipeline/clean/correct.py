@@ -17,8 +17,10 @@ the threshold nothing changes, and the best candidate is kept as a suggestion.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import math
+import statistics
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -632,17 +634,21 @@ class Corrector:
             return min(z, s.prior_cap) + min(bonus, s.book_cap)
         return z + bonus
 
-    def decide(self, printed: str, ctx: BookContext, sentence_start: bool = False, next_word: str = "") -> Decision | None:
-        """What the printed word should be, if it should be something else."""
+    def decide(self, printed: str, ctx: BookContext, sentence_start: bool = False, next_word: str = "",
+               ocr_factor: float = 1.0) -> Decision | None:
+        """What the printed word should be, if it should be something else.
+        ``ocr_factor`` scales the cost of changing it: how sure the OCR was of it
+        (``OcrConfidence``)."""
         cue = self.model.long_s_cue(next_word) if ctx.long_s and "f" in printed else 0
         # chapters of one corpus share their book counts: they share their decisions
         memo = self._memo.setdefault((id(ctx.counts), ctx.long_s, ctx.terms), {})
-        key = (printed, sentence_start, cue)
+        key = (printed, sentence_start, cue, ocr_factor)
         if key not in memo:
-            memo[key] = self._decide(printed, ctx, sentence_start, cue)
+            memo[key] = self._decide(printed, ctx, sentence_start, cue, ocr_factor)
         return memo[key]
 
-    def _decide(self, printed: str, ctx: BookContext, sentence_start: bool, cue: int = 0) -> Decision | None:
+    def _decide(self, printed: str, ctx: BookContext, sentence_start: bool, cue: int = 0,
+                ocr_factor: float = 1.0) -> Decision | None:
         if len(printed) < 2 or printed.isdigit():
             return None
         lower = printed.lower()
@@ -653,8 +659,8 @@ class Corrector:
         if not scored:
             return None
         if known:
-            return self._real_word(printed, lower, scored, ctx, sentence_start, cue)
-        return self._non_word(printed, lower, scored, ctx, sentence_start)
+            return self._real_word(printed, lower, scored, ctx, sentence_start, cue, ocr_factor)
+        return self._non_word(printed, lower, scored, ctx, sentence_start, ocr_factor)
 
     def _candidates(self, printed: str, lower: str, known: bool, ctx: BookContext) -> set[str]:
         """The words the print could be: for a known word, only far likelier words of
@@ -702,12 +708,12 @@ class Corrector:
         return scored
 
     def _real_word(self, printed: str, lower: str, scored, ctx: BookContext, sentence_start: bool,
-                   cue: int) -> Decision | None:
+                   cue: int, ocr_factor: float = 1.0) -> Decision | None:
         """A known word is changed for a far likelier one, never for its own letters
         with other accents ('dés', 'là' are words as printed)."""
         s = self.settings
-        score, cost, best = scored[0]
-        runner_up = scored[1][0] if len(scored) > 1 else -99.0
+        score, cost, best = _changing(scored[0], ocr_factor, s.weight)
+        runner_up = scored[1][0] + score - scored[0][0] if len(scored) > 1 else -99.0  # the lead stays unscaled
         gain = score - self.prior(printed, ctx)
         long_s = ctx.long_s and "f" in lower and best == _long_s_reading(lower, best)
         if long_s:
@@ -729,12 +735,13 @@ class Corrector:
         fix = "clean.long_s" if long_s else "clean.real_word"
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
 
-    def _non_word(self, printed: str, lower: str, scored, ctx: BookContext, sentence_start: bool) -> Decision | None:
+    def _non_word(self, printed: str, lower: str, scored, ctx: BookContext, sentence_start: bool,
+                  ocr_factor: float = 1.0) -> Decision | None:
         """An unknown word is replaced by its best candidate when that one is cheap to
         explain, frequent and clearly ahead of the next."""
         s = self.settings
-        score, cost, best = scored[0]
-        runner_up = scored[1][0] if len(scored) > 1 else -99.0
+        score, cost, best = _changing(scored[0], ocr_factor, s.weight)
+        runner_up = scored[1][0] + score - scored[0][0] if len(scored) > 1 else -99.0
         prior = self.prior(best, ctx, capped=True)
         proper_noun = printed[:1].isupper() and not sentence_start and printed[1:].islower()
         first_changed = lower[:1] != best[:1]
@@ -754,6 +761,43 @@ class Corrector:
         confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
         fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
+
+
+class OcrConfidence:
+    """How sure the OCR was of each word of a chapter (raw spans → 0–1), as a factor
+    on the cost of changing it: above 1 for a word it was surer of than of its
+    chapter's typical word, below 1 for one it doubted."""
+
+    def __init__(self, spans: Iterable[tuple[int, int, float]], settings: CorrectorSettings | None = None):
+        spans = sorted(spans)
+        self.starts = [a for a, _, _ in spans]
+        self.ends = [b for _, b, _ in spans]
+        self.values = [c for _, _, c in spans]
+        self.typical = statistics.median(self.values) if self.values else None
+        self.settings = settings or CleanSettings.default().corrector
+
+    def factor(self, raw_start: int) -> float:
+        """The factor for the word starting at ``raw_start`` (1 where the OCR said nothing)."""
+        k = bisect.bisect_right(self.starts, raw_start) - 1
+        if k < 0 or raw_start >= self.ends[k] or self.typical is None:
+            return 1.0
+        s = self.settings
+        shift = s.ocr_weight * (_logit(self.values[k]) - _logit(self.typical))
+        bound = math.log(s.ocr_max_factor)
+        return round(math.exp(max(-bound, min(bound, shift))), 2)
+
+
+def _changing(best: tuple[float, float, str], ocr_factor: float, weight: float) -> tuple[float, float, str]:
+    """The best candidate's (score, cost, word) with the cost of changing the printed
+    word scaled by how sure the OCR was of it. The candidates are ranked unscaled:
+    the OCR's confidence says whether to change the word, not which word it is."""
+    score, cost, word = best
+    return score - weight * cost * (ocr_factor - 1.0), cost * ocr_factor, word
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 0.001), 0.999)
+    return math.log(p / (1 - p))
 
 
 def _long_s_reading(lower: str, best: str) -> str:

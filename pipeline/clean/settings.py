@@ -72,6 +72,8 @@ class CorrectorSettings:
     nonword_suggestion: float
     recurrent_max_cost: float
     suggestion_max_cost: float
+    ocr_weight: float
+    ocr_max_factor: float
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from ..numbers import DIGITS
 from ..resources import Resources
 from ..text import Edit
 from .context import ContextReader
-from .correct import BookContext, Corrector
+from .correct import BookContext, Corrector, OcrConfidence
 from .sequence import normal, token_spans
 from .settings import CleanSettings
 
@@ -37,6 +37,7 @@ class CleanContext:
     suggestions: list[Suggestion] = field(default_factory=list)
     raw_of: Callable[[int, int], tuple[int, int]] | None = None
     reader: ContextReader | None = None  # the words read between their neighbours (context.py)
+    ocr: OcrConfidence | None = None  # how sure the OCR was of each word, where its file says (ALTO)
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,8 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
                 yield Edit(start - 1, m.end(), d.word, d.fix, d.confidence)
                 continue
         following = tokens[k + 1].group() if k + 1 < len(tokens) else ""
-        d = corrector.decide(word, ctx.book, sentence_start, following)
+        ocr_factor = ctx.ocr.factor(ctx.raw_of(m.start(), m.end())[0]) if ctx.ocr and ctx.raw_of else 1.0
+        d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
         if d.applied:

@@ -1,4 +1,4 @@
-"""Reading a chapter file: bytes on disk → ``RawChapter``.
+"""Reading a chapter file: bytes on disk → ``RawChapter`` (an ALTO chapter: ``alto``).
 
 Accepts UTF-8 (with or without BOM), UTF-16 with a BOM, and cp1252/latin-1, and
 says which it used. Newlines become ``\\n`` and the text is put in Unicode NFC, so
@@ -14,24 +14,28 @@ import unicodedata
 from pathlib import Path
 
 from ..records import Diagnostic, InputError, RawChapter
+from .alto import ingest_alto, is_alto
 
 MAX_CHAPTER_BYTES = 2_000_000  # a printed chapter is tens of kilobytes; a bigger file is not one
 
 
 def ingest(path: Path | str, max_bytes: int = MAX_CHAPTER_BYTES) -> RawChapter:
     path = Path(path)
+    if is_alto(path):
+        return ingest_alto(path, max_bytes, _too_large)
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise InputError(
-                path.name,
-                f"file too large: {_size(size)}, more than the {_size(max_bytes)} a chapter can be "
-                "(split it, or raise --max-chapter-size)",
-            )
+            raise InputError(path.name, _too_large(size, max_bytes))
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(path.name, f"cannot read: {exc.strerror or exc}") from None
     return ingest_bytes(data, path.name)
+
+
+def _too_large(size: int, max_bytes: int) -> str:
+    return (f"file too large: {_size(size)}, more than the {_size(max_bytes)} a chapter can be "
+            "(split it, or raise --max-chapter-size)")
 
 
 def _size(n: int) -> str:

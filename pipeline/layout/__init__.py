@@ -2,7 +2,8 @@
 
 Finds what on the page is not reading text (the export's header and footer, the
 running heads with their page numbers: ``lines``, ``pages``), reads the page numbers
-against their sequence, and rebuilds the paragraphs (``paragraphs``). Every join is
+against their sequence, and rebuilds the paragraphs (``paragraphs``); an ALTO
+chapter's pages, heads and lines come from its XML (``alto``). Every join is
 an edit of a ``MappedText``, so each paragraph still maps back, character by
 character, to the raw text. Settings: pipeline/data/layout.toml.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from ..records import Diagnostic, Layout, RawChapter
 from ..resources import Resources
-from . import lines as _lines, pages as _pages, paragraphs as _paragraphs
+from . import alto as _alto, lines as _lines, pages as _pages, paragraphs as _paragraphs
 from .settings import LayoutSettings
 
 __all__ = ["layout", "LayoutSettings"]
@@ -19,6 +20,10 @@ __all__ = ["layout", "LayoutSettings"]
 
 def layout(chapter: RawChapter, res: Resources) -> Layout:
     s = LayoutSettings.default()
+    if chapter.alto is not None:
+        pages, furniture, blocks = _alto.alto_layout(chapter, res, s)
+        diagnostics = _pages.page_diagnostics(chapter.source_file, pages)
+        return _layout(chapter, None, pages, furniture, blocks, "alto", "pages from the XML", diagnostics)
     raw = chapter.text
     name = chapter.source_file
     diagnostics: list[Diagnostic] = []
@@ -43,25 +48,23 @@ def layout(chapter: RawChapter, res: Resources) -> Layout:
         for _, missing in lost:
             diagnostics.append(Diagnostic(name, "warning", f"page {missing} has no running head; "
                                           f"its start is placed at the paragraph break nearest to it"))
-    for page in pages:
-        if page.running_head is not None and page.number_status == "inferred" and page.number_raw:
-            diagnostics.append(Diagnostic(name, "info", f"page head {page.running_head!r}: number "
-                                          f"unreadable, {page.number} inferred from the sequence"))
-    for a, b in zip(pages, pages[1:]):
-        if a.number is not None and b.number is not None and b.number != a.number + 1 and b.number_status != "inferred":
-            diagnostics.append(Diagnostic(name, "warning", f"page {b.number} follows page {a.number}: "
-                                          "pages are missing or a head is misread"))
-
+    diagnostics.extend(_pages.page_diagnostics(name, pages))
     blocks = _paragraphs.blocks(units, joins, pages, res.lexicon, s.hyphens)
+    furniture = sorted(_lines.furniture(lines + [h.line for h in inline]), key=lambda f: f.start)
+    return _layout(chapter, header, pages, furniture, blocks, form, _pages.pagination(raw, heads, inline), diagnostics)
+
+
+def _layout(chapter: RawChapter, header, pages, furniture, blocks, form: str, pagination: str,
+            diagnostics: list[Diagnostic]) -> Layout:
     if not blocks:
-        diagnostics.append(Diagnostic(name, "warning", "no reading text found"))
+        diagnostics.append(Diagnostic(chapter.source_file, "warning", "no reading text found"))
     return Layout(
         chapter=chapter,
         header=header,
         pages=tuple(pages),
-        furniture=tuple(sorted(_lines.furniture(lines + [h.line for h in inline]), key=lambda f: f.start)),
+        furniture=tuple(furniture),
         blocks=tuple(blocks),
         form=form,
-        pagination=_pages.pagination(raw, heads, inline),
+        pagination=pagination,
         diagnostics=tuple(diagnostics),
     )

@@ -10,7 +10,7 @@ import regex
 
 from ..markers import heading_marker
 from ..numbers import DIGITS, DigitModel, Reading, best_path, implied_values
-from ..records import Page
+from ..records import Diagnostic, Page
 from ..resources import Resources
 from ..text import fold
 from .lines import Line
@@ -44,7 +44,7 @@ def _number_token(tok: str, digits: DigitModel, s: Heads) -> bool:
     return len(t) >= 2 and likeness >= s.digit_likeness and real == 0
 
 
-def _parse_head(line: Line, res: Resources, s: Heads) -> Head | None:
+def parse_head(line: Line, res: Resources, s: Heads) -> Head | None:
     """A line that reads as a running head: a short title and a page number, either order."""
     text = line.stripped
     if len(text) > s.max_length or heading_marker(text):
@@ -82,7 +82,7 @@ def find_heads(lines: list[Line], res: Resources, s: Heads) -> list[Head]:
     candidates = [l for l in lines if l.kind == "text"]
     heads = {}
     for line in candidates:
-        h = _parse_head(line, res, s)
+        h = parse_head(line, res, s)
         if h:
             heads[line.index] = h
     titles = {_title_key(h.title) for h in heads.values() if h.title}
@@ -276,3 +276,17 @@ def pagination(raw: str, heads: list[Head], inline: list[Head]) -> str:
     if heads and all(not h.title for h in heads):
         return "page numbers alone on a line"
     return "running heads" if heads else "no pages"
+
+
+def page_diagnostics(name: str, pages: list[Page]) -> list[Diagnostic]:
+    """What the page sequence says that a reader should know: numbers inferred, pages missing."""
+    out = []
+    for page in pages:
+        if page.running_head is not None and page.number_status == "inferred" and page.number_raw:
+            out.append(Diagnostic(name, "info", f"page head {page.running_head!r}: number "
+                                  f"unreadable, {page.number} inferred from the sequence"))
+    for a, b in zip(pages, pages[1:]):
+        if a.number is not None and b.number is not None and b.number != a.number + 1 and b.number_status != "inferred":
+            out.append(Diagnostic(name, "warning", f"page {b.number} follows page {a.number}: "
+                                  "pages are missing or a head is misread"))
+    return out

@@ -7,6 +7,7 @@ character, to the raw text."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import regex
@@ -22,7 +23,7 @@ from .settings import Hyphens, LayoutSettings, Paragraphs
 _TERMINAL = ".!?:;"
 _TRAILING_GARBAGE = " *'\"\\^`_|»«"
 _LETTER = regex.compile(r"\p{L}")
-_WORD_AT_END = regex.compile(r"([\p{L}'’]+)-$")
+_WORD_AT_END = regex.compile(r"([\p{L}'’]+)[-¬]$")  # '¬': the hyphen as eScriptorium transcribes it
 _WORD_AT_START = regex.compile(r"^[^\s,.;:!?]+")
 _INLINE_BREAK = regex.compile(r"(?<=\p{L})([\p{L}'’]*)- (?=[\p{L}^])")
 
@@ -105,7 +106,7 @@ def units(raw: str, lines: list[Line], form: str, res: Resources, s: LayoutSetti
                     groups.append(group)
                     group = []
                 continue
-            if group and _ends_paragraph(group[-1], line, width, res, s.paragraphs):
+            if group and ends_paragraph(group[-1], line, width, res, s.paragraphs):
                 groups.append(group)
                 group = []
             group.append(line)
@@ -113,10 +114,10 @@ def units(raw: str, lines: list[Line], form: str, res: Resources, s: LayoutSetti
             groups.append(group)
     else:
         groups = [[l] for l in lines if l.kind == "text"]
-    return [_unit_from_lines(raw, g, res, s.hyphens, inline_heads) for g in groups]
+    return [unit_from_lines(raw, g, res, s.hyphens, inline_heads=inline_heads) for g in groups]
 
 
-def _ends_paragraph(prev: Line, nxt: Line, width: float, res: Resources, s: Paragraphs) -> bool:
+def ends_paragraph(prev: Line, nxt: Line, width: float, res: Resources, s: Paragraphs) -> bool:
     p, n = prev.stripped, nxt.stripped
     if _ends_on_function_word(p, res):
         return False  # 'imprimé en' / '1718. On …': a date at a line start opens nothing
@@ -144,11 +145,12 @@ def _ends_on_function_word(text: str, res: Resources) -> bool:
     return bool(last_word) and last_word[-1].lower().replace("’", "'") in res.vocabulary.function_words
 
 
-def _unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens, inline_heads: list[Line]) -> Unit:
+def unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens,
+                    hyphenated: Mapping[int, str] | None = None, inline_heads: Sequence[Line] = ()) -> Unit:
     first = group[0]
     mt = _line_text(raw, first)
     for line in group[1:]:
-        mt = join(mt, _line_text(raw, line), [], "layout.reflow", res.lexicon, s)
+        mt = join(mt, _line_text(raw, line), [], "layout.reflow", res.lexicon, s, hyphenated)
     # each head and the spaces around it become one space, as at any page break; heads
     # printed side by side go together
     spans: list[list[int]] = []
@@ -171,13 +173,20 @@ def _line_text(raw: str, line: Line) -> MappedText:
     return MappedText.from_raw(raw, line.start + lead, line.start + trail)
 
 
-def mend_break(left: str, right: str, lex: Lexicon, s: Hyphens) -> tuple[str, str, float]:
+def mend_break(left: str, right: str, lex: Lexicon, s: Hyphens, whole: str | None = None) -> tuple[str, str, float]:
     """How to mend a word broken by a hyphen at a line end: 'left-' / 'right'.
 
     Returns the joiner ('' to join, '-' to keep the hyphen, ' ' when the hyphen was a
-    stray mark between two words), the fix, and a confidence.
+    stray mark between two words), the fix, and a confidence. ``whole`` is the word
+    as the OCR file says it was hyphenated (ALTO's SUBS_CONTENT), when it says.
     """
     l, r = left.replace("’", "'"), right.replace("’", "'")
+    if whole:
+        whole = whole.replace("’", "'").strip(".,;:!?«»()[]\"")  # some exports keep the word's punctuation
+        if whole == l + r:
+            return "", "layout.join_hyphenated", 1.0
+        if whole == f"{l}-{r}":
+            return "-", "layout.keep_hyphen", 1.0
     if f"{l}-{r}".lower() in lex.compounds:
         return "-", "layout.keep_hyphen", s.compound
     if lex.known(l + r, 1.0) and not lex.hyphen_is_real(l, r):
@@ -190,19 +199,21 @@ def mend_break(left: str, right: str, lex: Lexicon, s: Hyphens) -> tuple[str, st
 
 
 def join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], fix: str, lex: Lexicon,
-         s: Hyphens) -> MappedText:
+         s: Hyphens, hyphenated: Mapping[int, str] | None = None) -> MappedText:
     """Continue ``left`` with ``right``; what lies between them in the raw text
     (newlines, blank lines, a running head, footnotes set apart) is replaced by one
-    space, or by nothing when a hyphenated word is mended."""
+    space, or by nothing when a hyphenated word is mended. ``hyphenated``: the raw
+    offset of a line-end hyphen → the whole word, where the OCR file says it."""
     joiner, confidence = " ", 1.0
     m = _WORD_AT_END.search(left.text[-60:])
     word_right = _WORD_AT_START.match(right.text)
     if m and word_right and _LETTER.match(right.text):
-        how, hyphen_fix, confidence = mend_break(m.group(1), word_right.group(), lex, s)
+        whole = hyphenated.get(left.to_raw(len(left.text) - 1)) if hyphenated else None
+        how, hyphen_fix, confidence = mend_break(m.group(1), word_right.group(), lex, s, whole)
         # a reflowed line mends its word alone; a paragraph joined across a break
         # records both fixes on the one gap
         fix = hyphen_fix if fix == "layout.reflow" else f"{fix}+{hyphen_fix}"
-        if how == "-":
+        if how == "-" and left.text.endswith("-"):
             joiner = ""  # the hyphen is the word's own: it stays where it is
         else:
             left = left.split(len(left.text) - 1)[0]
@@ -254,7 +265,7 @@ def _continues(left: str, right: str, res: Resources) -> bool:
     ending = _ending(left)
     if not ending:
         return False
-    if ending.endswith("-") and _LETTER.match(right):
+    if ending.endswith(("-", "¬")) and _LETTER.match(right):
         return True
     if ending[-1] in _TERMINAL:
         return False
@@ -263,7 +274,8 @@ def _continues(left: str, right: str, res: Resources) -> bool:
     return _starts_lower(right)
 
 
-def blocks(units: list[Unit], joins: list[Join], pages: list[Page], lex: Lexicon, s: Hyphens) -> list[Block]:
+def blocks(units: list[Unit], joins: list[Join], pages: list[Page], lex: Lexicon, s: Hyphens,
+           hyphenated: Mapping[int, str] | None = None) -> list[Block]:
     """The paragraphs: units joined as decided, each footnote set apart after the
     paragraph it was printed inside."""
     joined_to = {j.right: j for j in joins}
@@ -291,7 +303,7 @@ def blocks(units: list[Unit], joins: list[Join], pages: list[Page], lex: Lexicon
         if join_ is not None and current is not None:
             notes = [(n.text.raw_start, n.text.raw_end) for n in pending_notes]
             fix = "layout.page_break" if join_.kind == "page_break" else "layout.continued"
-            current = join(current, unit.text, notes, fix, lex, s)
+            current = join(current, unit.text, notes, fix, lex, s, hyphenated)
             current_notes.extend(pending_notes)
             pending_notes = []
             continue

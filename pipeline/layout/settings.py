@@ -59,11 +59,21 @@ class Hyphens:
 
 
 @dataclass(frozen=True)
+class Alto:
+    furniture: dict[str, str]  # zone type → furniture kind
+    number_zones: list[str]
+    drop_capital_zones: list[str]
+    head_lines: int
+    indent: float
+
+
+@dataclass(frozen=True)
 class LayoutSettings:
     heads: Heads
     page_numbers: PageNumbers
     paragraphs: Paragraphs
     hyphens: Hyphens
+    alto: Alto
 
     @classmethod
     @lru_cache(maxsize=1)

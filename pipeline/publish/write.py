@@ -8,6 +8,8 @@ failed or killed build leaves the previous database as it was.
 
 from __future__ import annotations
 
+import bisect
+
 import json
 import os
 import sqlite3
@@ -205,8 +207,12 @@ def _write_pages(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter, id
 def _write_passages(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter, ids: _Ids, lexicon: Lexicon) -> None:
     """A chapter's passages, with their corrections and suggestions."""
     rows, corrections, suggestions = [], [], []
+    alto = c.seg.layout.chapter.alto
+    words = alto.words() if alto is not None else []
+    starts = [w.start for w in words]
     for p, cite in zip(c.seg.passages, c.citations):
         ids.passage += 1
+        first, last = _alto_ids(words, starts, p.text.raw_start, p.text.raw_end)
         offered = {}
         for sg in p.suggestions:
             at = p.text.from_raw_offset(sg.start)
@@ -234,6 +240,8 @@ def _write_passages(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter,
                 "raw_end": p.text.raw_end,
                 "term": p.term,
                 "note_for": c.citations[p.note_for] if p.note_for is not None else None,
+                "alto_first": first,
+                "alto_last": last,
                 "status": p.status,
             }
         )
@@ -257,3 +265,16 @@ def _write_passages(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter,
     db["passages"].insert_all(rows)
     db["corrections"].insert_all(corrections)
     db["suggestions"].insert_all(suggestions)
+
+
+def _alto_ids(words: list, starts: list[int], start: int, end: int) -> tuple[str | None, str | None]:
+    """The ALTO ids of the first and last String a raw span overlaps."""
+    if not words:
+        return None, None
+    k = max(0, bisect.bisect_right(starts, start) - 1)
+    if words[k].end <= start:
+        k += 1
+    j = bisect.bisect_left(starts, end) - 1
+    if k >= len(words) or j < k:
+        return None, None
+    return words[k].id, words[j].id
