@@ -264,3 +264,34 @@ def test_entities_are_neither_expanded_without_bound_nor_read_from_outside():
     assert read(laughs, "&i;").startswith("e.xml: malformed XML: Maximum entity amplification factor exceeded")
     assert read('<!ENTITY x SYSTEM "file:///etc/hostname">', "a &x; b") == (
         "e.xml: malformed XML: Attribute references external entity 'x', line 1, column 205")
+
+
+def _damaged_numbering(pages):
+    """The chapter as another printing sets it: article 3 run on inside article 2's
+    paragraph, article 5 without its full stop, article 9's stop read as a comma."""
+    out = []
+    for title, number, lines in pages:
+        lines = list(lines)
+        if number == "53":
+            lines = ["une, et retourne la carte du dessous.", "  2. Celui qui donne mal perd sa donne et",
+                     "met un jeton au panier. 3. Chacun peut écarter autant de cartes",
+                     "qu'il lui plaît, et en reprendre au talon."]
+        lines = [l.replace("  5. Quand", "  5 Quand").replace("  9. Celui", "  9, Celui") for l in lines]
+        out.append((title, number, lines))
+    return out
+
+
+def test_articles_run_on_or_damaged_in_alto_are_found_as_in_text(res, tmp_path):
+    pages = _damaged_numbering(A.PAGES)
+    text = tmp_path / "mouche.txt"
+    text.write_text(A.as_text(pages), encoding="utf-8")
+    as_plain = process_chapter(text, res)
+    seg = process_chapter(A.write_single(tmp_path / "mouche.xml", pages), res)
+    assert [(p.number, p.page) for p in seg.passages if p.kind == "article"] == ARTICLES
+    assert structure(seg) == structure(as_plain)
+    third = next(p for p in seg.passages if p.number == 3)
+    assert third.text.text == "3. Chacun peut écarter autant de cartes qu'il lui plaît, et en reprendre au talon."
+    # its ALTO ids start at the String of its number, mid-line
+    words = seg.layout.chapter.alto.words()
+    at = next(w for w in words if w.start == third.text.raw_start)
+    assert seg.layout.chapter.text[at.start:at.end] == "3."
