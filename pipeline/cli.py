@@ -83,12 +83,12 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    if not quiet:
-        for name, shape in report.shapes.items():
-            click.echo(f"{name}: shape {shape}", err=True)
     for d in report.diagnostics:
         if d.level == "error" or (not quiet and d.level == "warning"):
             click.echo(str(d), err=True)
+    if not quiet:  # part of the summary, on standard output: which shape each chapter was found in
+        for name, shape in report.shapes.items():
+            click.echo(f"{name}: shape {shape}")
     if not report.published:
         click.echo(f"{db}: not written, the previous database is as it was; {len(report.errors)} errors", err=True)
         sys.exit(1)
