@@ -9,14 +9,15 @@ whatever the encoding its file was saved in.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from typing import Iterable
+from typing import Callable, Iterable
 
 import regex
 
 from ..corpus import chapter_files
 from ..ingest import MAX_CHAPTER_BYTES, ingest
-from ..records import InputError
+from ..records import InputError, RawChapter
 from ..resources import Resources
 from .correct import BookContext, ChannelModel, Corrector, Domain, book_counts, is_long_s_printing
 from .settings import CleanSettings
@@ -40,6 +41,26 @@ def corpus_counts(res: Resources) -> tuple[Counter, frozenset[str]]:
         return book_counts(texts), frozenset(names)
 
     return res.cached("clean.corpus_counts", count)
+
+
+def count_corpus(res: Resources, chapters: Iterable[RawChapter]) -> None:
+    """The corpus's counts from its chapters as the build has read them (not read
+    again), shipped with the resources to workers, which may have no corpus folder."""
+    chapters = list(chapters)
+    res.ship("clean.corpus_counts", (book_counts(c.text for c in chapters), frozenset(c.source_file for c in chapters)))
+
+
+def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
+    """What the book gives every chapter's cleaning besides the counts it looks up:
+    the words it adds to the candidates. A digest of the words it uses twice (cheap),
+    and a function giving the digest of the candidates those add (the lexicon loaded)."""
+    counts, _ = corpus_counts(res)
+    twice = _digest(sorted(w for w, n in counts.items() if n >= 2))
+    return twice, lambda: _digest(sorted(corrector(res).book_candidates()))
+
+
+def _digest(words: list[str]) -> str:
+    return hashlib.sha256("\n".join(words).encode()).hexdigest()
 
 
 def corrector(res: Resources, model: ChannelModel | None = None) -> Corrector:
@@ -69,6 +90,11 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     was printed with the long s, and the terms of what it is about: the families of
     games its words belong to, and the names of the games (slugs) its running heads name."""
     counts = chapter_counts(res, source_file, text)
+    if res.consulted is not None:
+        # what the chapter reads of the book's counts is recorded, its cached result
+        # valid while those hold: so it decides afresh, not from another chapter's reads
+        counts = res.consult("clean.counts", counts)
+        corrector(res).forget()
     own = book_counts([text])
     long_s = is_long_s_printing(text, res.lexicon)
     if long_s:  # the chapter's words as they are spelled, to know what it is about
