@@ -27,7 +27,7 @@ from .fixes import KINDS, kind_of
 from .ingest import MAX_CHAPTER_BYTES, ingest
 from .layout import layout
 from .engines import run_chapters
-from .link import candidates, extract, link, load_rules, loaded_components, rules_loaded
+from .link import candidates, extract, link, load_rules, loaded_components, rules_loaded, stubs
 from .link.checks import run_checks
 from .link.stubs import write_package
 from .proof import proof
@@ -62,8 +62,9 @@ CHAPTER_STAGES: tuple[Stage, ...] = (
 )
 # Each chapter's articles are then read for their rules ("rules", with the chapter
 # stages: in parallel, and cached with them). Then the corpus: citations (needing every
-# chapter, so that they never depend on file order), the rules' stubs and the corpus's
-# checks (link), the database (publish). Named here for the timings; ``build`` runs them.
+# chapter, so that they never depend on file order), the rules found by citation and the
+# corpus's checks (link), the database with the rules' stubs (publish, skipped when the
+# database already holds this build). Named here for the timings; ``build`` runs them.
 CORPUS_STAGES = ("citations", "link", "publish")
 
 
@@ -250,7 +251,7 @@ def build(
     with _timed(times, "citations"):
         built = cite_chapters(done)
     with _timed(times, "link"):
-        stubs, problems = link(built, [rules[c.info.source_file] for c in built])
+        linked, problems = link(built, [rules[c.info.source_file] for c in built])
         report.diagnostics.extend(problems)
         # the corpus's own checks of its figures (corpus/checks/), found by citation
         checks, warnings = run_checks(corpus / "checks", built)
@@ -261,13 +262,14 @@ def build(
         report.up_to_date = True  # the database holds exactly this build: not written again
     else:
         with _timed(times, "publish"):
-            publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, stubs,
+            made = stubs(linked)
+            publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, made,
                     checks)
-            write_package([s for s, _ in stubs.values()], db_path.parent)
+            write_package([s for s, _ in made.values()], db_path.parent)
             store.mark_published(db_path, edition)
     report.published = True
     report.spacy = loaded_components(res)
-    _count(report, built, stubs, checks)
+    _count(report, built, linked, checks)
     times.add("total", time.perf_counter() - started)
     return report
 
@@ -306,7 +308,7 @@ def _games(built: list[BuiltChapter], res: Resources) -> list[Game]:
     return sorted(games.values(), key=lambda g: g.slug)
 
 
-def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict, checks: list[CheckRecord]) -> None:
+def _count(report: BuildReport, built: list[BuiltChapter], linked: dict, checks: list[CheckRecord]) -> None:
     passages = [p for c in built for p in c.seg.passages]
     report.chapters = len(built)
     report.games = len({p.game for p in passages if p.game})
@@ -318,7 +320,7 @@ def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict, checks: 
                         + sum(p.status != "not proofread" for p in passages)
                         + sum(g.status != "not proofread" for c in built for g in c.seg.layout.pages))
     report.corrections = {kind: kinds[kind] for kind in KINDS if kinds[kind]}
-    report.rules = len(stubs)
+    report.rules = len(linked)
     report.checks = sum(c.agrees is not None for c in checks)
     report.disagreements = sum(c.agrees is False for c in checks)
 

@@ -57,14 +57,10 @@ def extract(seg: Segmented, passages: list[Passage], res: Resources) -> tuple[tu
 
 
 def link(built: list[BuiltChapter], rules: list[tuple[tuple | None, str | None]]) -> tuple[dict[str, tuple], list[Diagnostic]]:
-    """citation → (Stub, RuleRecord) for every article, and every paragraph of a game
+    """citation → (Passage, RuleRecord) for every article, and every paragraph of a game
     whose rule is normative, from the rules each chapter's candidates state (``rules``,
     one (records, error) per chapter, as ``extract`` gives them); and an error line for
-    each chapter whose rules could not be read."""
-    from . import encoded  # noqa: F401  (registers the hand encodings)
-    from .model import ENCODED
-    from .stubs import make_stub
-
+    each chapter whose rules could not be read. ``stubs`` makes their stubs."""
     out: dict[str, tuple] = {}
     diagnostics: list[Diagnostic] = []
     for c, (records, error) in zip(built, rules):
@@ -74,5 +70,15 @@ def link(built: list[BuiltChapter], rules: list[tuple[tuple | None, str | None]]
         cited = [(p, cite) for p, cite in zip(c.seg.passages, c.citations) if may_state_a_rule(p)]
         for (p, cite), rec in zip(cited, records or ()):
             if p.kind == "article" or rec.modality in NORMATIVE:
-                out[cite] = (make_stub(cite, p.page, p.text.text, rec, cite in ENCODED), rec)
+                out[cite] = (p, rec)
     return out, diagnostics
+
+
+def stubs(linked: dict[str, tuple]) -> dict[str, tuple]:
+    """citation → (Stub, RuleRecord): each linked rule's executable stub (generated, or
+    calling the rule encoded by hand)."""
+    from . import encoded  # noqa: F401  (registers the hand encodings)
+    from .model import ENCODED
+    from .stubs import make_stub
+
+    return {cite: (make_stub(cite, p.page, p.text.text, rec, cite in ENCODED), rec) for cite, (p, rec) in linked.items()}
