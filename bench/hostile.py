@@ -60,7 +60,7 @@ def build_figures(tmp: Path, academie: str) -> dict:
         corpus = tmp / f"corpus-{len(out)}"
         corpus.mkdir()
         (corpus / "chapter.txt").write_text(text, encoding="utf-8")
-        r = run_wrapped([academie, "build", "--corpus", str(corpus), "--db", str(tmp / f"h{len(out)}.db"), "-q"])
+        r = run_wrapped([academie, "build", "--corpus", str(corpus), "--db", str(tmp / f"h{len(out)}.db"), "-q", "--full"])
         out[name] = {"bytes": len(text.encode("utf-8")), "wall_s": r["wall"], "maxrss_mb": r["maxrss_mb"],
                      "rc": r["rc"], "summary": r["stdout"].strip()}
     return out

@@ -1,8 +1,9 @@
 """The whole pipeline: corpus/ → build/academie.db.
 
 The stages are named components in ``CHAPTER_STAGES`` (run on each chapter, a pure
-function of the record before it and the resources, so chapters can run in parallel)
-and ``CORPUS_STAGES`` (run once on every chapter together), as spaCy lists the
+function of the record before it and the resources, so chapters can run in parallel,
+elsewhere (pipeline/engines.py), and be cached (pipeline/cache.py)) and
+``CORPUS_STAGES`` (run once on every chapter together), as spaCy lists the
 components of its pipeline. ``build`` runs them all and publishes; a chapter that
 cannot be read is reported, one line naming the file and the reason, and the others
 still build.
@@ -13,23 +14,26 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from .cache import ChapterCache, pipeline_version
 from .clean import clean
+from .clean.book import book_evidence, corpus_counts, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
 from .ingest import MAX_CHAPTER_BYTES, ingest
 from .layout import layout
-from .link import link
+from .engines import run_chapters
+from .link import candidates, extract, link, load_rules, loaded_components, rules_loaded, stubs
 from .link.checks import run_checks
 from .link.stubs import write_package
 from .proof import proof
 from .publish import publish
-from .records import BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout, Segmented
+from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
+                      RawChapter, Segmented)
 from .resources import Resources
 from .segment import segment
 from .segment.citations import assign_citations
@@ -44,7 +48,7 @@ class Stage:
 
 
 def _ingest(path: Path, res: Resources) -> Any:
-    return ingest(path, max_bytes=res.max_chapter_bytes or MAX_CHAPTER_BYTES)
+    return ingest(Path(path), max_bytes=res.max_chapter_bytes or MAX_CHAPTER_BYTES)
 
 
 # One chapter: its file → RawChapter → Layout → Layout (cleaned) → Segmented → Segmented
@@ -56,9 +60,11 @@ CHAPTER_STAGES: tuple[Stage, ...] = (
     Stage("segment", segment),
     Stage("proof", proof),
 )
-# Then the corpus: citations (needing every chapter, so that they never depend on file
-# order), rules and the corpus's checks (link), the database (publish). Named here for
-# the timings; ``build`` runs them.
+# Each chapter's articles are then read for their rules ("rules", with the chapter
+# stages: in parallel, and cached with them). Then the corpus: citations (needing every
+# chapter, so that they never depend on file order), the rules found by citation and the
+# corpus's checks (link), the database with the rules' stubs (publish, skipped when the
+# database already holds this build). Named here for the timings; ``build`` runs them.
 CORPUS_STAGES = ("citations", "link", "publish")
 
 
@@ -70,10 +76,11 @@ class StageTimes:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + dt
 
 
-def process_chapter(path: Path, res: Resources, times: StageTimes | None = None,
+def process_chapter(path: Path | RawChapter, res: Resources, times: StageTimes | None = None,
                     stages: tuple[Stage, ...] = CHAPTER_STAGES) -> Any:
-    """Run the chapter stages on one file; with ``times``, time each of them."""
-    record: Any = Path(path)
+    """Run the chapter stages on one file (or from the record of a later stage, with
+    the stages after it); with ``times``, time each of them."""
+    record: Any = path
     for stage in stages:
         t0 = time.perf_counter()
         record = stage.run(record, res)
@@ -88,22 +95,63 @@ def clean_file(path: Path, res: Resources) -> Layout:
     return process_chapter(path, res, stages=stages)
 
 
-_WORKER_RES: Resources | None = None
+@dataclass
+class ChapterResult:
+    """What the chapter stages make of one chapter (its passages, and the rule each
+    candidate passage states), or why they could not; with what the chapter read of
+    the corpus-wide evidence, and the time each stage took. Cached, and what workers
+    send back."""
+
+    source_file: str
+    seg: Segmented | None
+    error: str | None = None
+    rules: tuple | None = None  # RuleRecord of each of link.candidates(seg), in order
+    rules_error: str | None = None
+    evidence: dict = field(default_factory=dict)  # word → count the cleaning read (Consulted.read)
+    book: tuple[str, str] = ("", "")  # the book's candidate words it was cleaned with (book_evidence)
+    times: dict[str, float] = field(default_factory=dict)
 
 
-def _worker(args: tuple[str, str, int | None]) -> tuple[str, Segmented | None, str | None]:
-    global _WORKER_RES
-    path, corpus, max_bytes = args
-    if _WORKER_RES is None or str(_WORKER_RES.corpus) != corpus:
-        _WORKER_RES = Resources(corpus, max_bytes)
-    return (path, *_process_or_reason(Path(path), _WORKER_RES))
+def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
+    """The chapter stages and the rule extraction on one chapter, as read by ingest:
+    what a worker does. What the resources cost to load the first time is timed apart,
+    under ``start-up`` (spaCy's load under ``start-up: spaCy``)."""
+    times = StageTimes()
+    with _timed(times, "start-up"):
+        _warm(res)
+    with res.lock:  # a chapter at a time per process: what it consults is its own
+        res.consulted = {}
+        try:
+            seg, err = _process_or_reason(raw, res, times, CHAPTER_STAGES[1:])
+            consulted = res.consulted.get("clean.counts")
+        finally:
+            res.consulted = None
+    result = ChapterResult(raw.source_file, seg, err, times=times.seconds,
+                           evidence=consulted.read if consulted is not None else {})
+    if seg is not None:
+        twice, book_candidates = book_evidence(res)
+        result.book = (twice, book_candidates())
+        todo = candidates(seg)
+        if todo and not rules_loaded(res):
+            with _timed(times, "start-up: spaCy"):
+                load_rules(res)
+        with _timed(times, "rules"):
+            result.rules, result.rules_error = extract(seg, todo, res)
+    return result
 
 
-def _process_or_reason(path: Path, res: Resources, times: StageTimes | None = None) -> tuple[Segmented | None, str | None]:
+def _warm(res: Resources) -> None:
+    """Load what every chapter is processed with (once per process)."""
+    res.lexicon, res.digits, res.catalogue  # noqa: B018
+    corrector(res).index  # noqa: B018
+
+
+def _process_or_reason(chapter: Path | RawChapter, res: Resources, times: StageTimes | None = None,
+                       stages: tuple[Stage, ...] = CHAPTER_STAGES) -> tuple[Segmented | None, str | None]:
     """A chapter's result, or why it has none: a bad file, or a fault of the pipeline
     on it (named as such, so that one chapter never stops the others)."""
     try:
-        return process_chapter(path, res, times), None
+        return process_chapter(chapter, res, times, stages), None
     except InputError as exc:
         return None, exc.reason
     except Exception as exc:  # noqa: BLE001 - reported per chapter, the build goes on
@@ -118,14 +166,26 @@ def build(
     progress: Progress | None = None,
     times: StageTimes | None = None,
     res: Resources | None = None,
+    cache: Path | str | None = None,
+    full: bool = False,
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> BuildReport:
-    """Build the database from the corpus. With ``times`` (and one job), every stage is
-    timed; ``res`` may be given already loaded (the benchmark does)."""
-    corpus = Path(corpus)
-    report = BuildReport()
+    """Build the database from the corpus. Each stage's time is added to ``times``
+    (those of workers too); ``res`` may be given already loaded (the benchmark does).
+
+    A chapter's result is kept in ``cache`` (default: ``cache/`` beside the database)
+    and taken from it while the chapter, its decisions, the pipeline and what the
+    chapter read of the corpus's word counts are unchanged; ``full`` ignores it. The
+    chapters left are processed here, in ``jobs`` processes, or (``engine="dask"``)
+    on a Dask cluster: ``scheduler``'s, or a local one of ``jobs`` workers."""
+    started = time.perf_counter()
+    corpus, db_path = Path(corpus), Path(db_path)
+    times = times if times is not None else StageTimes()
+    report = BuildReport(times=times.seconds)
     if not corpus.is_dir():
         raise InputError(str(corpus), "corpus folder not found")
-    _check_writable(Path(db_path))
+    _check_writable(db_path)
     manifest = Manifest.load(corpus / "manifest.toml")
     res = res or Resources(corpus, max_bytes)
     if not res.games_path.exists():
@@ -137,13 +197,44 @@ def build(
     if not files:
         raise InputError(str(corpus), "no chapter files (*.txt, ALTO *.xml) in the corpus folder")
 
-    results = _process_all(files, res, jobs, progress, times)
+    raws: dict[str, RawChapter] = {}
+    results: dict[str, ChapterResult] = {}
+    with _timed(times, "ingest"):
+        for f in files:
+            try:
+                raws[f.name] = _ingest(f, res)
+            except InputError as exc:
+                results[f.name] = ChapterResult(f.name, None, exc.reason)
+        count_corpus(res, raws.values())
+    store = ChapterCache(Path(cache) if cache is not None else db_path.parent / "cache", pipeline_version(res))
+    keys = {name: store.key(raw, res.proof_text(name)) for name, raw in raws.items()}
+    todo = []
+    with _timed(times, "cache"):
+        valid = store.validity(*book_evidence(res), corpus_counts(res)[0])
+        for name, raw in raws.items():
+            hit = None if full else store.load(keys[name])
+            if hit is not None and valid(hit):
+                results[name] = hit
+                report.cached += 1
+                if progress:
+                    progress(name)
+            else:
+                todo.append(raw)
+    for result in run_chapters(todo, res, jobs, engine, scheduler, progress):
+        results[result.source_file] = result
+        for stage, dt in result.times.items():
+            times.add(stage, dt)
+        if result.seg is not None:
+            store.save(keys[result.source_file], result)
+
     done: list[tuple[ChapterInfo, Segmented]] = []
+    rules: dict[str, tuple] = {}
     for f in files:
-        seg, err = results[str(f)]
-        if seg is None:
-            report.diagnostics.append(Diagnostic(f.name, "error", err or "failed"))
+        result = results[f.name]
+        if result.seg is None:
+            report.diagnostics.append(Diagnostic(f.name, "error", result.error or "failed"))
             continue
+        seg = result.seg
         info, notes = manifest.chapter_info(f.name, seg.layout.header)
         report.shapes[f.name] = seg.layout.shape
         report.diagnostics.extend(seg.layout.chapter.diagnostics)
@@ -151,6 +242,7 @@ def build(
         report.diagnostics.extend(seg.layout.diagnostics)
         report.diagnostics.extend(seg.diagnostics)
         done.append((info, seg))
+        rules[f.name] = (result.rules, result.rules_error)
 
     if not done:
         # a build that read nothing must not replace a good database with an empty one
@@ -160,16 +252,26 @@ def build(
     with _timed(times, "citations"):
         built = cite_chapters(done)
     with _timed(times, "link"):
-        stubs, problems = link(built)
+        linked, problems = link(built, [rules[c.info.source_file] for c in built])
         report.diagnostics.extend(problems)
         # the corpus's own checks of its figures (corpus/checks/), found by citation
         checks, warnings = run_checks(corpus / "checks", built)
         report.diagnostics.extend(warnings)
-    with _timed(times, "publish"):
-        publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, stubs, checks)
-        write_package([s for s, _ in stubs.values()], Path(db_path).parent)
+    unread = {name: f"unread: {r.error}" for name, r in results.items() if name not in raws}
+    edition = store.edition_key(keys | unread, corpus, db_path)
+    if report.cached == len(raws) and store.published(db_path) == edition:
+        report.up_to_date = True  # the database holds exactly this build: not written again
+    else:
+        with _timed(times, "publish"):
+            made = stubs(linked)
+            publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, made,
+                    checks)
+            write_package([s for s, _ in made.values()], db_path.parent)
+            store.mark_published(db_path, edition)
     report.published = True
-    _count(report, built, stubs, checks)
+    report.spacy = loaded_components(res)
+    _count(report, built, linked, checks)
+    times.add("total", time.perf_counter() - started)
     return report
 
 
@@ -195,24 +297,6 @@ def cite_chapters(done: list[tuple[ChapterInfo, Segmented]]) -> list[BuiltChapte
     return [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
 
 
-def _process_all(files: list[Path], res: Resources, jobs: int, progress: Progress | None,
-                 times: StageTimes | None) -> dict[str, tuple[Segmented | None, str | None]]:
-    results: dict[str, tuple[Segmented | None, str | None]] = {}
-    if jobs > 1 and len(files) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            args = [(str(f), str(res.corpus), res.max_chapter_bytes) for f in files]
-            for path, seg, err in pool.map(_worker, args):
-                results[path] = (seg, err)
-                if progress:
-                    progress(Path(path).name)
-    else:
-        for f in files:
-            results[str(f)] = _process_or_reason(f, res, times)
-            if progress:
-                progress(f.name)
-    return results
-
-
 def _games(built: list[BuiltChapter], res: Resources) -> list[Game]:
     """Every game a passage or a running head names, by slug."""
     games: dict[str, Game] = {}
@@ -225,7 +309,7 @@ def _games(built: list[BuiltChapter], res: Resources) -> list[Game]:
     return sorted(games.values(), key=lambda g: g.slug)
 
 
-def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict, checks: list[CheckRecord]) -> None:
+def _count(report: BuildReport, built: list[BuiltChapter], linked: dict, checks: list[CheckRecord]) -> None:
     passages = [p for c in built for p in c.seg.passages]
     report.chapters = len(built)
     report.games = len({p.game for p in passages if p.game})
@@ -237,7 +321,7 @@ def _count(report: BuildReport, built: list[BuiltChapter], stubs: dict, checks: 
                         + sum(p.status != "not proofread" for p in passages)
                         + sum(g.status != "not proofread" for c in built for g in c.seg.layout.pages))
     report.corrections = {kind: kinds[kind] for kind in KINDS if kinds[kind]}
-    report.rules = len(stubs)
+    report.rules = len(linked)
     report.checks = sum(c.agrees is not None for c in checks)
     report.disagreements = sum(c.agrees is False for c in checks)
 

@@ -58,10 +58,18 @@ def cli():
               help="Folder of chapter files, with manifest.toml and games.toml")
 @click.option("--db", "db", default=DEFAULT_DB, show_default=True, type=click.Path(path_type=Path),
               help="Database to write (replaced only when the build is complete)")
-@click.option("--jobs", "-j", default=1, show_default=True, help="Chapters processed in parallel")
+@click.option("--jobs", "-j", default=1, show_default=True, help="Chapters processed in parallel (processes, or Dask workers)")
 @click.option("--max-chapter-size", default=MAX_CHAPTER_BYTES, show_default=True, help="Largest chapter file accepted, in bytes")
+@click.option("--cache", "cache", default=None, type=click.Path(path_type=Path),
+              help="Folder of the chapters' cached results  [default: cache/ beside the database]")
+@click.option("--full", is_flag=True, help="Process every chapter again, whatever the cache holds")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where the chapters are processed: here (with -j, in local processes), or on a Dask cluster")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="The Dask cluster's scheduler  [default: a local cluster of -j workers on 127.0.0.1]")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary")
-def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool):
+def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, cache: Path | None, full: bool, engine: str,
+          scheduler: str | None, quiet: bool):
     """Build the database from the corpus."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -78,7 +86,8 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
         with Progress(TextColumn("[bold]building"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                       console=err, transient=True, disable=quiet or not err.is_terminal) as bar:
             task = bar.add_task("", total=total)
-            report = run_build(corpus, db, jobs=jobs, max_bytes=max_chapter_size,
+            report = run_build(corpus, db, jobs=jobs, max_bytes=max_chapter_size, cache=cache, full=full,
+                               engine=engine, scheduler=scheduler,
                                progress=lambda name: bar.update(task, advance=1, description=name))
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
@@ -100,8 +109,24 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, quiet: bool)
         + (f"{report.decisions} decisions applied, " if report.decisions else "") +
         f"{len(report.warnings)} warnings, {len(report.errors)} errors"
     )
+    click.echo(_timing(report, cache or db.parent / "cache"))
     if report.errors:
         sys.exit(1)
+
+
+def _timing(report, cache: Path) -> str:
+    """The build's time, its start-up apart (spaCy's load named, with the components
+    beyond the tokenizer the rules' patterns needed), and what came from the cache."""
+    t = report.times
+    startup = t.get("start-up", 0.0) + t.get("start-up: spaCy", 0.0)
+    if report.spacy is None:
+        model = "spaCy not loaded"
+    else:
+        model = f"spaCy's {' + '.join(('tokenizer', *report.spacy))} {t.get('start-up: spaCy', 0.0):.1f} s"
+    built = report.chapters - report.cached
+    written = "the database was up to date" if report.up_to_date else "database written"
+    return (f"{t.get('total', 0.0):.1f} s, start-up {startup:.1f} s ({model}); {built} chapters processed, "
+            f"{report.cached} from the cache ({cache}); {written}")
 
 
 # `academie serve --edit` passes the plugin its corpus and token through these

@@ -90,16 +90,19 @@ def load(path: Path) -> list[Decision]:
     """The decisions of a proof file, in order; none if there is no file. A line that
     is not a decision is an error naming the file and the line (it is never skipped:
     a decision is never silently dropped)."""
-    if not path.exists():
-        return []
+    return parse(path.read_text(encoding="utf-8"), path.name) if path.exists() else []
+
+
+def parse(text: str, name: str) -> list[Decision]:
+    """The decisions of a proof file's text (``name`` for the errors)."""
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             out.append(Decision(**json.loads(line)))
         except (ValueError, TypeError) as exc:
-            raise ProofFileError(f"{path.name}:{number}: not a decision: {exc}") from None
+            raise ProofFileError(f"{name}:{number}: not a decision: {exc}") from None
     return out
 
 

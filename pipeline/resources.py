@@ -9,18 +9,23 @@ that it is made once per process and the stages below never import the stages ab
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, TypeVar
 
 from . import data
+from .decisions import proof_file
 from .games import Catalogue
 from .lexicon import Lexicon
 from .numbers import DigitModel
 from .text import fold
 
 T = TypeVar("T")
+
+# what of the resources workers receive (``Resources.__getstate__``)
+_SHIPPED = frozenset({"corpus", "games_path", "max_chapter_bytes", "_shipped", "proofs", "catalogue", "vocabulary"})
 
 
 def _plain(word: str) -> str:
@@ -59,6 +64,47 @@ class Vocabulary:
         )
 
 
+_NONE = object()
+
+
+class Consulted:
+    """A read-only view of a corpus-wide mapping (the book's word counts) that remembers
+    what was read of it: each key looked up with its value (None: absent), and its
+    largest value if its values were read (all the engine reads them for). A chapter's
+    result depends on the corpus only through these, so it holds, cached, while they do."""
+
+    TOP = "\0largest"  # no word: the key the largest value is recorded under
+
+    def __init__(self, mapping):
+        self._mapping = mapping
+        self.read: dict[str, object] = {}
+
+    def get(self, key, default=None):
+        value = self._mapping.get(key)
+        self.read[key] = value
+        return default if value is None else value
+
+    def __getitem__(self, key):
+        return self.get(key, 0)
+
+    def __contains__(self, key) -> bool:
+        return self.get(key) is not None
+
+    def values(self):
+        values = self._mapping.values()
+        self.read[self.TOP] = max(values, default=0)
+        return values
+
+    @classmethod
+    def holds(cls, read: dict, mapping) -> bool:
+        """Whether ``mapping`` gives everything ``read`` recorded as it was recorded."""
+        top = read.get(cls.TOP, _NONE)
+        words = [k for k in read if k != cls.TOP] if top is not _NONE else list(read)
+        # compared in C (map, list equality): a chapter looks up thousands of words
+        return list(map(mapping.get, words)) == [read[k] for k in words] and (
+            top is _NONE or max(mapping.values(), default=0) == top)
+
+
 class Resources:
     """Everything a chapter is processed with, besides the chapter itself.
 
@@ -72,6 +118,51 @@ class Resources:
         self.games_path = self.corpus / "games.toml"
         self.max_chapter_bytes = max_chapter_bytes  # None: ingest's own limit
         self._cache: dict[str, object] = {}
+        self._shipped: set[str] = set()  # the keys of ``_cache`` workers receive (``ship``)
+        self.proofs: dict[str, str | None] = {}  # chapter file → its decisions, as shipped
+        self.consulted: dict[str, Consulted] | None = None  # while recording a chapter's evidence
+        self.lock = threading.Lock()  # held while a chapter is processed (``build.work_chapter``)
+
+    def __getstate__(self) -> dict:
+        """What workers receive: what was read from the corpus folder (which a worker of
+        a cluster may not have), not what each process loads for itself (the lexicon,
+        the model) and loads faster than it would travel."""
+        state = {k: v for k, v in self.__dict__.items() if k in _SHIPPED}
+        state["_cache"] = {k: v for k, v in self._cache.items() if k in self._shipped}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.consulted = None
+        self.lock = threading.Lock()
+
+    def ship(self, key: str, value: T) -> T:
+        """Keep ``value`` as ``cached(key, …)`` would, and send it with the resources to workers."""
+        self._cache[key] = value
+        self._shipped.add(key)
+        return value
+
+    def for_workers(self, source_files: list[str]) -> "Resources":
+        """These resources with everything the chapter stages read from the corpus folder
+        read now (the games, these chapters' decisions), so that they can be sent to
+        workers that have no corpus folder."""
+        self.catalogue, self.vocabulary  # noqa: B018 - loaded to be shipped
+        self.proofs.update((f, self.proof_text(f)) for f in source_files)
+        return self
+
+    def proof_text(self, source_file: str) -> str | None:
+        """A chapter's proof file (corpus/proofs/), as text; None if it has none."""
+        if source_file in self.proofs:
+            return self.proofs[source_file]
+        path = proof_file(self.corpus, source_file)
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    def consult(self, name: str, mapping: T) -> T:
+        """``mapping``, or while a chapter's evidence is recorded (``consulted`` is a
+        dict), a view of it that remembers what the chapter read of it."""
+        if self.consulted is None:
+            return mapping
+        return self.consulted.setdefault(name, Consulted(mapping))  # type: ignore[return-value]
 
     @cached_property
     def vocabulary(self) -> Vocabulary:

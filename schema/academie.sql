@@ -1,5 +1,9 @@
 -- The public database contract of Académie (build/academie.db).
 -- Users query these tables and columns by name: change them only with a migration note.
+-- Migration notes:
+-- * chapters.passages, articles, first_page, last_page added: what the reading room's
+--   home page lists of each chapter, counted once at build time rather than at each
+--   request (a library has thousands of chapters); nothing changed or removed.
 -- Offsets (raw_start, raw_end, start, end) are character offsets into chapters.raw_text.
 
 CREATE TABLE editions (
@@ -23,8 +27,13 @@ CREATE TABLE chapters (
     edition_source TEXT NOT NULL,       -- how the edition was known: header, manifest, unknown
     layout_form TEXT NOT NULL,          -- blank-separated, line-per-paragraph, wrapped, run-on, alto
     citation_key TEXT NOT NULL,         -- names the chapter in citations of passages with no game
-    note TEXT                           -- the manifest's note on the file
+    note TEXT,                          -- the manifest's note on the file
+    passages INTEGER NOT NULL,          -- the chapter's passages
+    articles INTEGER NOT NULL,          -- of them, numbered articles
+    first_page INTEGER,                 -- the lowest printed page a passage of it starts on (NULL: none known)
+    last_page INTEGER                   -- the highest
 );
+CREATE INDEX chapters_edition ON chapters(edition_id, id);
 
 CREATE TABLE pages (
     id INTEGER PRIMARY KEY,
@@ -68,6 +77,7 @@ CREATE TABLE passages (
 );
 CREATE INDEX passages_game_number ON passages(game, number);
 CREATE INDEX passages_chapter_seq ON passages(chapter_id, seq);
+CREATE INDEX passages_note_for ON passages(note_for);
 
 CREATE TABLE fixes (
     name TEXT PRIMARY KEY,              -- 'clean.real_word': the stage that applies it, then what it does
@@ -148,3 +158,4 @@ CREATE TABLE checks (
     note TEXT,
     error TEXT                          -- why the check could not run (also in build_log); NULL if it ran
 );
+CREATE INDEX checks_citation ON checks(citation);

@@ -188,3 +188,27 @@ BOS 42
 
 3. On ne peut plus revenir sur la donne <img src=x onerror=alert(2)> lorsque la première carte est jouée.
 """
+
+
+def table_rows(db_path: Path) -> dict[str, list[tuple]]:
+    """Every table of a database (the full-text index's shadow tables aside), its rows in
+    rowid order: two builds compared table by table, row by row."""
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    try:
+        names = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%!_fts!_%' ESCAPE '!' ORDER BY name")]
+        return {n: conn.execute(f'SELECT * FROM "{n}" ORDER BY rowid').fetchall() for n in names}
+    finally:
+        conn.close()
+
+
+def assert_same_database(built: Path, reference: Path) -> None:
+    """The two databases hold the same tables with the same rows, the first difference named."""
+    got, want = table_rows(built), table_rows(reference)
+    assert sorted(got) == sorted(want)
+    for name in want:
+        assert len(got[name]) == len(want[name]), name
+        for i, (a, b) in enumerate(zip(got[name], want[name])):
+            assert a == b, f"{name} row {i}: {a!r} != {b!r}"

@@ -12,7 +12,7 @@ The commands run in order in a fresh folder with a copy of the project's ``corpu
 build`` there writes ``build/academie.db`` and the commands after it read it.
 ``academie serve`` is started, as many lines read as the example shows (at least one),
 and stopped. What changes at every run is masked on both sides before comparing:
-times, the ids of decisions made from them, and the token of ``serve --edit``.
+times and durations, the ids of decisions made from them, and the token of ``serve --edit``.
 
 ``python tests/readme_examples.py`` rewrites the outputs of the examples that no
 longer match (``make readme``): review the diff, restore the ``…`` you want, commit
@@ -85,7 +85,7 @@ def environment() -> dict[str, str]:
 
 
 _VOLATILE = [(re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"), "<when>"), (re.compile(r"\bd[0-9a-f]{8}\b"), "<id>"),
-             (re.compile(r"\btoken=[A-Za-z0-9_%.~-]+"), "token=<token>")]
+             (re.compile(r"\btoken=[A-Za-z0-9_%.~-]+"), "token=<token>"), (re.compile(r"\b\d+\.\d s\b"), "<seconds>")]
 
 
 def mask(line: str) -> str:

@@ -78,9 +78,11 @@ def made_up_db(path: Path) -> Path:
                      [(f.name, f.stage, f.kind, f.explanation) for f in FIXES.values()])
     conn.execute("INSERT INTO editions VALUES ('ndj', 'Nouvelle académie des jeux', 1805, 'written for the tests', 40)")
     conn.execute("INSERT INTO games VALUES ('boston', 'Boston')")
+    # its two passages below: the article on page 41, its footnote on page 42
     conn.execute("INSERT INTO chapters (id, edition_id, source_file, number, total, title, sha256, raw_text, encoding, "
-                 "edition_source, layout_form, citation_key, note) VALUES (1, 'ndj', 'boston.txt', 3, 40, 'BOS', ?, ?, "
-                 "'utf-8', 'manifest', 'wrapped', 'ch3', 'made up for the tests')", ("0" * 64, RAW))
+                 "edition_source, layout_form, citation_key, note, passages, articles, first_page, last_page) "
+                 "VALUES (1, 'ndj', 'boston.txt', 3, 40, 'BOS', ?, ?, 'utf-8', 'manifest', 'wrapped', 'ch3', "
+                 "'made up for the tests', 2, 1, 41, 42)", ("0" * 64, RAW))
     second = RAW.index("BOS 42")
     conn.executemany("INSERT INTO pages (id, chapter_id, seq, number, number_raw, number_status, running_head, "
                      "head_game, raw_start, head_end) VALUES (?, 1, ?, ?, ?, 'read', ?, 'boston', ?, ?)",

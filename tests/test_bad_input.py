@@ -151,9 +151,11 @@ def test_bad_files_exit_code_and_summary(bad_build):
     assert db.exists()
     assert tmp_leftovers(db.parent) == []
     summary = proc.stdout.strip().splitlines()
-    assert len(summary) == 1, proc.stdout
+    assert len(summary) == 2, proc.stdout
     assert summary[0].startswith(f"{db}: 7 chapters, ")
     assert summary[0].endswith(", 3 errors")
+    assert re.fullmatch(rf"\d+\.\d s, start-up \d+\.\d s \(spaCy's tokenizer \d+\.\d s\); 7 chapters processed, "
+                        rf"0 from the cache \({re.escape(str(db.parent / 'cache'))}\); database written", summary[1])
 
 
 def test_one_error_line_per_unreadable_file(bad_build):
@@ -235,8 +237,9 @@ def test_max_chapter_size_admits_the_big_file(bad_corpus, tmp_path):
     assert proc.returncode == 1, proc.stderr  # empty.txt and binary.txt still fail
     lines = stderr_lines(proc)
     assert sorted(lines) == sorted([EMPTY_ERROR, BINARY_ERROR])  # -q: errors only
-    assert proc.stdout.strip().startswith(f"{db}: 8 chapters, ")
-    assert proc.stdout.strip().endswith(", 2 errors")
+    summary = proc.stdout.strip().splitlines()[0]
+    assert summary.startswith(f"{db}: 8 chapters, ")
+    assert summary.endswith(", 2 errors")
     conn = sqlite3.connect(db)
     try:
         files = [r[0] for r in conn.execute("SELECT source_file FROM chapters ORDER BY source_file")]
@@ -413,14 +416,14 @@ def test_kill_while_publishing_leaves_the_old_database(good_db, small_corpus, re
     _intact(db, before)
     if sig == signal.SIGTERM:
         assert (code, err) == (128 + signal.SIGTERM, "")  # it unwound, and removed its file
-        assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db"]
+        assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db", "cache"]
     else:
         assert code == -signal.SIGKILL
-        assert sorted(p.name for p in db.parent.iterdir()) == [tmp.name, "academie.db"]
+        assert sorted(p.name for p in db.parent.iterdir()) == [tmp.name, "academie.db", "cache"]
     # a later build is not hindered by what the killed one left, and clears it away
     report = build(small_corpus, db, res=res)
     assert not report.errors
-    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db", "academie_rules"]
+    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db", "academie_rules", "cache"]
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         assert [r[0] for r in conn.execute("SELECT source_file FROM chapters")] == ["plain.txt"]
@@ -436,7 +439,7 @@ def test_interrupt_while_publishing_leaves_the_old_database_and_no_tmp(good_db, 
     assert tmp_leftovers(db.parent) == [f".{db.name}.tmp-{proc.pid}"]
     assert _stop(proc, signal.SIGINT) == (1, "\nAborted!\n")
     _intact(db, before)
-    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db"]
+    assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db", "cache"]
 
 
 def test_missing_corpus_folder_leaves_the_old_database(good_db, tmp_path):

@@ -150,4 +150,4 @@ def test_the_next_build_clears_what_a_build_killed_while_writing_the_rules_left(
     (corpus / "ch.txt").write_text("1. Celui qui donne mal paye un jeton à chaque joueur.\n", encoding="utf-8")
     build(corpus, tmp_path / "academie.db")
     assert not any(p.exists() for p in leftovers)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["academie.db", "academie_rules", "corpus"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["academie.db", "academie_rules", "cache", "corpus"]

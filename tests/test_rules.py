@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from pipeline.link.model import Effect, Event, Table, effects
-from pipeline.link.rules import Extractor, score_rules
+from pipeline.link.rules import Extractor, components_needed, score_rules
 from pipeline.link.stubs import load_stub
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,3 +219,32 @@ def test_reading_the_database_never_imports_spacy(built_db):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "False False", out.stderr
+
+
+# -- the model: what of it the patterns need ------------------------------------------------------
+
+def test_the_components_loaded_are_those_the_patterns_read():
+    assert components_needed([[{"LOWER": "paye"}, {"OP": "?"}], [{"ORTH": "Si"}]]) == ()
+    assert components_needed([[{"LOWER": "il"}, {"LEMMA": "payer"}]]) == (
+        "tok2vec", "morphologizer", "attribute_ruler", "lemmatizer")
+    assert components_needed([[{"DEP": "nsubj"}], [{"POS": "VERB", "OP": "+"}]]) == (
+        "tok2vec", "morphologizer", "parser", "attribute_ruler")
+    assert Extractor().components == ()  # rules.toml's patterns: lower-cased text only
+
+
+@pytest.mark.slow  # two builds of the corpus, one with the whole model (seconds to load)
+def test_the_rules_table_is_the_same_with_the_whole_model(built_db, tmp_path, monkeypatch):
+    from pipeline.build import build
+    from pipeline.link.rules import model_components
+    from pipeline.resources import Resources
+    from tests.helpers import CORPUS, table_rows
+
+    whole = model_components()
+    monkeypatch.setattr(Extractor, "components", property(lambda self: whole))
+    assert {"tok2vec", "morphologizer", "parser", "lemmatizer", "ner"} <= set(Extractor().nlp.pipe_names)
+    build(CORPUS, tmp_path / "whole.db", res=Resources(CORPUS))
+    reference = table_rows(tmp_path / "whole.db")["rules"]
+    rules = table_rows(built_db)["rules"]
+    assert len(rules) == len(reference) == 126
+    for row, expected in zip(rules, reference):
+        assert row == expected

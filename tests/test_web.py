@@ -433,3 +433,58 @@ def test_links_given_out_come_from_configuration_never_from_the_host_header(room
     assert cited["url"] == "http://127.0.0.1:8001/cite/aduj:whist.13"  # the default: `academie serve`'s address
     assert "url = {http://127.0.0.1:8001/cite/aduj:whist.13}" in cited["bibtex"]
     assert "evil.example" not in r.text
+
+
+# -- a large edition: every page's queries use indexes ----------------------------------------------
+
+PAGES = ["/", "/?page=1", "/chapter/1", "/chapter/3", "/cite/aduj:whist.13", "/cite/aduj:hombre.61",
+         "/search?q=carte", "/search?q=carte&game=whist&kind=article&edition=aduj", "/game/whist"]
+
+
+def test_no_page_reads_every_passage(room, built_db, monkeypatch):
+    """On a library's database, a page that scanned the passages would read millions of
+    rows: each query of each page finds its passages through an index (EXPLAIN QUERY PLAN)."""
+    import sqlite3
+
+    import pipeline.web
+
+    asked: list[tuple[str, object]] = []
+    real = pipeline.web._rows
+
+    async def recording(datasette, sql, params=()):
+        asked.append((sql, params))
+        return await real(datasette, sql, params)
+
+    monkeypatch.setattr(pipeline.web, "_rows", recording)
+    conn = sqlite3.connect(built_db)
+    scans = {}
+    for path in PAGES:
+        asked.clear()
+        html(room, path)
+        assert asked, path
+        for sql, params in asked:
+            plan = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+            full = [step for step in plan if re.search(r"\bSCAN (p|passages)\b", step)]
+            if full:
+                scans[path] = (sql, full)
+    conn.close()
+    assert not scans
+
+
+def test_the_home_page_lists_chapters_by_pages(room, db, monkeypatch):
+    import pipeline.web
+
+    monkeypatch.setattr(pipeline.web, "CHAPTERS_PER_PAGE", 2)
+    pages = [data(room, f"/index.json?page={n}") for n in (1, 2, 3)]
+    listed = [[c["id"] for e in p["editions"] for c in e["chapters"]] for p in pages]
+    assert [sorted(ids) for ids in listed] == [[1, 2], [3, 4], [5]]
+    assert [(p["page"]["previous"], p["page"]["next"], p["page"]["pages"]) for p in pages] == [
+        (None, 2, 3), (1, 3, 3), (2, None, 3)]
+    assert pages[1]["totals"] == {"chapters": 5, "passages": 219, "articles": 69}
+    counted = {c["id"]: (c["passages"], c["articles"], c["first_page"], c["last_page"])
+               for p in pages for e in p["editions"] for c in e["chapters"]}
+    assert counted == {r[0]: tuple(r[1:]) for r in db.execute(
+        "SELECT chapter_id, count(*), sum(kind = 'article'), min(page), max(page) FROM passages GROUP BY chapter_id")}
+    page = html(room, "/?page=2")
+    assert 'href="/?page=1" rel="prev"' in page and 'href="/?page=3" rel="next"' in page
+    assert fetch(room, "/?page=4")[0] == 404 and fetch(room, "/?page=x")[0] == 404

@@ -9,14 +9,15 @@ whatever the encoding its file was saved in.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from typing import Iterable
+from typing import Callable, Iterable
 
 import regex
 
 from ..corpus import chapter_files
 from ..ingest import MAX_CHAPTER_BYTES, ingest
-from ..records import InputError
+from ..records import InputError, RawChapter
 from ..resources import Resources
 from .context import ContextReader
 from .correct import BookContext, ChannelModel, Corrector, Domain, book_counts, is_long_s_printing
@@ -57,13 +58,57 @@ def book_sequence(res: Resources, source_file: str | None, text: str) -> BookSeq
     """The sequence model with the book's counts: the corpus's words and pairs, and
     the chapter's own when it is not one of the corpus's files."""
 
-    def count() -> tuple[BookCounts, frozenset[str]]:
-        texts = corpus_texts(res)
-        return BookCounts.of(texts.values(), CleanSettings.default().sequence.book_min_count), frozenset(texts)
-
-    book, names = res.cached("clean.corpus_pairs", count)
+    book, names = corpus_pairs(res)
     own = None if source_file in names else book_pairs([text])
     return SequenceModel.default().with_book(book, own)
+
+
+def corpus_pairs(res: Resources) -> tuple[BookCounts, frozenset[str]]:
+    """The corpus's words and pairs as the sequence model counts them, and the names of
+    the files counted."""
+
+    def count() -> tuple[BookCounts, frozenset[str]]:
+        texts = corpus_texts(res)
+        return _book_pairs(texts.values()), frozenset(texts)
+
+    return res.cached("clean.corpus_pairs", count)
+
+
+def _book_pairs(texts: Iterable[str]) -> BookCounts:
+    return BookCounts.of(texts, CleanSettings.default().sequence.book_min_count)
+
+
+def count_corpus(res: Resources, chapters: Iterable[RawChapter]) -> None:
+    """The corpus's counts, words and pairs, from its chapters as the build has read them
+    (not read again), shipped with the resources to workers, which may have no corpus folder."""
+    chapters = list(chapters)
+    names = frozenset(c.source_file for c in chapters)
+    res.ship("clean.corpus_counts", (book_counts(c.text for c in chapters), names))
+    res.ship("clean.corpus_pairs", (_book_pairs(c.text for c in chapters), names))
+
+
+def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
+    """What the book gives every chapter's cleaning besides the counts it looks up:
+    the words it adds to the candidates, and the sequence model's counts of its words
+    and pairs (every decision in context reads them, so they are not recorded lookup by
+    lookup: a change of them redoes every chapter). A digest of the words it uses twice
+    and of those counts (cheap), and a function giving the digest of the candidates
+    those words add (the lexicon loaded) with the same counts."""
+    counts, _ = corpus_counts(res)
+    sequence = _sequence_digest(res)
+    twice = _digest(sorted(w for w, n in counts.items() if n >= 2) + [sequence])
+    return twice, lambda: _digest(sorted(corrector(res).book_candidates()) + [sequence])
+
+
+def _sequence_digest(res: Resources) -> str:
+    book, _ = corpus_pairs(res)
+    words = sorted(f"{w}\t{n}" for w, n in book.unigrams.items())
+    pairs = sorted(f"{v} {w}\t{n}" for (v, w), n in book.pairs.items() if n >= book.min_count)
+    return _digest(words + ["--"] + pairs)
+
+
+def _digest(words: list[str]) -> str:
+    return hashlib.sha256("\n".join(words).encode()).hexdigest()
 
 
 def corrector(res: Resources, model: ChannelModel | None = None) -> Corrector:
@@ -93,6 +138,11 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     was printed with the long s, and the terms of what it is about: the families of
     games its words belong to, and the names of the games (slugs) its running heads name."""
     counts = chapter_counts(res, source_file, text)
+    if res.consulted is not None:
+        # what the chapter reads of the book's counts is recorded, its cached result
+        # valid while those hold: so it decides afresh, not from another chapter's reads
+        counts = res.consult("clean.counts", counts)
+        corrector(res).forget()
     own = book_counts([text])
     long_s = is_long_s_printing(text, res.lexicon)
     if long_s:  # the chapter's words as they are spelled, to know what it is about

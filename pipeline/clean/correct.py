@@ -602,12 +602,21 @@ class Corrector:
     @property
     def index(self) -> CandidateIndex:
         if self._index is None:
-            base = _lexicon_index(self.lexicon, self.model)
-            # rarer words the book itself uses ('doublet', 'fichets') are candidates too
-            extra = {w: self.lexicon.zipf(w) for w in self.book_words
-                     if w not in base.zipf and self.lexicon.zipf(w) >= 1.0}
-            self._index = base.with_words(extra.items())
+            self._index = _lexicon_index(self.lexicon, self.model).with_words(self.book_candidates().items())
         return self._index
+
+    def book_candidates(self) -> dict[str, float]:
+        """The words the book adds to the lexicon's candidates: rarer words it uses
+        again ('doublet', 'fichets'), with their frequency."""
+        base = _lexicon_index(self.lexicon, self.model)
+        return {w: self.lexicon.zipf(w) for w in self.book_words if w not in base.zipf and self.lexicon.zipf(w) >= 1.0}
+
+    def forget(self) -> None:
+        """Drop what was decided in earlier contexts (decisions are kept per book
+        counts, by identity): a build that records what each chapter reads of the
+        book's counts has each chapter decide afresh."""
+        self._memo.clear()
+        self._priors.clear()
 
     def _max_bonus(self, ctx: BookContext) -> float:
         key = ("max_bonus", id(ctx.counts))

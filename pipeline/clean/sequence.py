@@ -144,14 +144,23 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "academie"
 
 
-def littre_counts(path: Path) -> Counts | None:
-    """The Littré's counts, from the cache, or derived (about 20 s) and cached. None
-    when the Littré is not installed."""
+def littre_identity(path: Path | None = None) -> str | None:
+    """What names the Littré's counts: the derivation's version and the source file's
+    place, size and date (None when it is not installed)."""
+    path = Path(path or CleanSettings.default().sequence.littre)
     try:
         st = path.stat()
     except OSError:
         return None
-    key = hashlib.sha256(f"{FORMAT}|{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:16]
+    return hashlib.sha256(f"{FORMAT}|{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:16]
+
+
+def littre_counts(path: Path) -> Counts | None:
+    """The Littré's counts, from the cache, or derived (about 20 s) and cached. None
+    when the Littré is not installed."""
+    key = littre_identity(path)
+    if key is None:
+        return None
     cached = cache_dir() / f"littre-bigrams-{key}.npz"
     if cached.exists():
         try:

@@ -13,27 +13,53 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import Iterable
 
 from .. import data
 from ..records import Passage
 
-MODEL = "fr_core_news_sm"
+MODEL = data.load("rules")["model"]["name"]
 
 
-# The extractor reads only what the tokenizer gives (a token's text, lower case and
-# offset: the Matcher's patterns are LOWER), so the model's trained components are not
-# loaded: the rules are the same without them, and a build is seconds faster. A pattern
-# on POS, LEMMA or a parse would need them back (the Matcher says so: error E155).
-UNUSED_COMPONENTS = ["tok2vec", "morphologizer", "parser", "senter", "attribute_ruler", "lemmatizer", "ner"]
+def components_needed(patterns: Iterable[list[dict]]) -> tuple[str, ...]:
+    """The model's components the patterns' token attributes need (rules.toml
+    [model.needs]), in the model's order; () when the tokenizer is enough."""
+    needs = data.load("rules")["model"]["needs"]
+    wanted = {c for pattern in patterns for tok in pattern for attr in tok if attr != "OP"
+              for c in needs.get(attr.upper(), ())}
+    return tuple(c for c in model_components() if c in wanted)
 
 
 @lru_cache(maxsize=1)
-def load_model():
-    """spaCy's French model, its tokenizer only, loaded once per process (it takes
-    seconds) and shared by every extractor, which only reads texts with it."""
+def model_components() -> tuple[str, ...]:
+    """Every component of the installed model, from its package's meta.json (read
+    without loading the model)."""
+    import spacy.util
+
+    return tuple(spacy.util.get_model_meta(_model_path())["components"])
+
+
+def _model_path():
+    import spacy.util
+
+    package = spacy.util.get_package_path(MODEL)
+    return next(p for p in package.iterdir() if p.is_dir() and p.name.startswith(f"{MODEL}-"))
+
+
+def model_version() -> str:
     import spacy
 
-    return spacy.load(MODEL, exclude=UNUSED_COMPONENTS)
+    return f"spacy {spacy.__version__}, {MODEL} {spacy.util.get_model_meta(_model_path())['version']}"
+
+
+@lru_cache(maxsize=4)
+def load_model(components: tuple[str, ...] = ()):
+    """spaCy's French model with only these components besides its tokenizer, loaded
+    once per process (the whole model takes seconds, its tokenizer a fraction) and
+    shared by every extractor, which only reads texts with it."""
+    import spacy
+
+    return spacy.load(MODEL, exclude=[c for c in model_components() if c not in components])
 
 
 @dataclass(frozen=True)
@@ -70,7 +96,9 @@ def _compile(pattern: list) -> list[dict]:
     """Compact patterns of rules.toml → spaCy Matcher patterns."""
     out = []
     for tok in pattern:
-        if tok == "*":
+        if isinstance(tok, dict):  # a spaCy token specification, as it is
+            out.append(tok)
+        elif tok == "*":
             out.append({})
         elif tok == "*?":
             out.append({"OP": "?"})
@@ -82,16 +110,34 @@ def _compile(pattern: list) -> list[dict]:
 
 
 class Extractor:
-    """Loads spaCy once and reads rules from texts."""
+    """Loads spaCy once (the components its patterns need) and reads rules from texts."""
 
     def __init__(self, nlp=None):
         self._nlp = nlp
         self.data = data.load("rules")
 
     @cached_property
+    def patterns(self) -> dict[str, list[list[dict]]]:
+        """Matcher label → its patterns, compiled from rules.toml."""
+        d = self.data
+        out = {f"MOD_{name}": [_compile(p) for p in patterns] for name, patterns in d["modality"]["patterns"].items()}
+        out["COND"] = [_compile(p) for p in d["condition"]["openers"]]
+        out |= {f"ROLE_{role}": [_compile(p) for p in patterns] for role, patterns in d["roles"].items()
+                if role != "priority"}
+        out |= {f"EFF_{kind}": [_compile(p) for p in patterns] for kind, patterns in d["effects"].items()}
+        out |= {f"AMT_{symbol['symbol']}": [_compile(symbol["words"])] for symbol in d["amounts"]["symbols"]}
+        out |= {f"TO_{to}": [_compile(p) for p in patterns] for to, patterns in d["recipients"].items()}
+        return out
+
+    @cached_property
+    def components(self) -> tuple[str, ...]:
+        """The model's components the patterns need besides the tokenizer."""
+        return components_needed(p for patterns in self.patterns.values() for p in patterns)
+
+    @cached_property
     def nlp(self):
         if self._nlp is None:
-            self._nlp = load_model()
+            self._nlp = load_model(self.components)
         return self._nlp
 
     @cached_property
@@ -99,19 +145,8 @@ class Extractor:
         from spacy.matcher import Matcher
 
         m = Matcher(self.nlp.vocab)
-        d = self.data
-        for name, patterns in d["modality"]["patterns"].items():
-            m.add(f"MOD_{name}", [_compile(p) for p in patterns])
-        m.add("COND", [_compile(p) for p in d["condition"]["openers"]])
-        for role, patterns in d["roles"].items():
-            if role != "priority":
-                m.add(f"ROLE_{role}", [_compile(p) for p in patterns])
-        for kind, patterns in d["effects"].items():
-            m.add(f"EFF_{kind}", [_compile(p) for p in patterns])
-        for symbol in d["amounts"]["symbols"]:
-            m.add(f"AMT_{symbol['symbol']}", [_compile(symbol["words"])])
-        for to, patterns in d["recipients"].items():
-            m.add(f"TO_{to}", [_compile(p) for p in patterns])
+        for label, patterns in self.patterns.items():
+            m.add(label, patterns)
         return m
 
     def extract_many(self, passages: list[Passage]) -> list[RuleRecord]:

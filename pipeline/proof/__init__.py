@@ -15,7 +15,7 @@ from dataclasses import replace
 from ..records import Diagnostic, Passage, Segmented
 from ..resources import Resources
 from ..text import Edit, MappedText
-from ..decisions import Decision, ProofFileError, anchor, load, proof_file
+from ..decisions import Decision, ProofFileError, anchor, parse, proof_file
 
 __all__ = ["proof", "Decision"]
 
@@ -24,7 +24,8 @@ def proof(seg: Segmented, res: Resources) -> Segmented:
     chapter = seg.layout.chapter
     path = proof_file(res.corpus, chapter.source_file)
     try:
-        decisions = load(path)
+        text = res.proof_text(chapter.source_file)
+        decisions = parse(text, path.name) if text is not None else []
     except ProofFileError as exc:
         return replace(seg, diagnostics=seg.diagnostics + (
             Diagnostic(f"proofs/{path.name}", "error", f"{exc}; no decision of this chapter applied"),))

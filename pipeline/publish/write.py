@@ -158,6 +158,7 @@ def _write_editions(db: sqlite_utils.Database, editions: list[Edition], used: se
 def _write_chapter(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter) -> None:
     layout = c.seg.layout
     raw = layout.chapter
+    pages = [p.page for p in c.seg.passages if p.page is not None]
     db["chapters"].insert(
         {
             "id": chapter_id,
@@ -173,6 +174,10 @@ def _write_chapter(db: sqlite_utils.Database, chapter_id: int, c: BuiltChapter) 
             "layout_form": layout.form,
             "citation_key": c.info.key,
             "note": c.info.note,
+            "passages": len(c.seg.passages),
+            "articles": sum(p.kind == "article" for p in c.seg.passages),
+            "first_page": min(pages, default=None),
+            "last_page": max(pages, default=None),
         }
     )
 

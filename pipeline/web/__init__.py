@@ -310,28 +310,43 @@ def highlighted_parts(text: str, rule: dict | None) -> Markup:
 
 # -- pages -----------------------------------------------------------------------------------
 
+# chapters listed on a page of the home page: a library has thousands
+CHAPTERS_PER_PAGE = 200
+
+
 async def home(datasette, request):
+    as_json = bool(request.url_vars.get("json"))
+    totals = (await _rows(datasette, """
+        SELECT count(*) AS chapters, coalesce(sum(passages), 0) AS passages, coalesce(sum(articles), 0) AS articles
+        FROM chapters"""))[0]
+    pages = max(1, -(-totals["chapters"] // CHAPTERS_PER_PAGE))
+    try:
+        number = int(request.args.get("page") or 1)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= pages:
+        return _not_found(f"No page {request.args.get('page')} of the home page: pages 1 to {pages}", as_json)
+    # chapter ids run 1, 2, 3 … in reading order: a page is a range of them
+    first, last = (number - 1) * CHAPTERS_PER_PAGE + 1, number * CHAPTERS_PER_PAGE
     editions = await _rows(datasette, "SELECT * FROM editions ORDER BY id")
     chapters = await _rows(datasette, """
-        SELECT c.id, c.edition_id, c.number, c.title, c.source_file,
-               (SELECT count(*) FROM passages p WHERE p.chapter_id = c.id) AS passages,
-               (SELECT count(*) FROM passages p WHERE p.chapter_id = c.id AND p.kind = 'article') AS articles,
-               (SELECT min(page) FROM passages p WHERE p.chapter_id = c.id) AS first_page,
-               (SELECT max(page) FROM passages p WHERE p.chapter_id = c.id) AS last_page
-        FROM chapters c ORDER BY c.id""")  # ids follow reading order
+        SELECT id, edition_id, number, title, source_file, passages, articles, first_page, last_page
+        FROM chapters WHERE id BETWEEN ? AND ? ORDER BY id""", [first, last])
     games = await _rows(datasette, """
         SELECT p.chapter_id, p.game, g.name, count(*) AS passages, sum(p.kind = 'article') AS articles
-        FROM passages p JOIN games g ON g.slug = p.game GROUP BY p.chapter_id, p.game ORDER BY min(p.seq)""")
+        FROM passages p JOIN games g ON g.slug = p.game WHERE p.chapter_id BETWEEN ? AND ?
+        GROUP BY p.chapter_id, p.game ORDER BY min(p.seq)""", [first, last])
     for c in chapters:
         c["games"] = [g for g in games if g["chapter_id"] == c["id"]]
         c["heading"] = chapter_heading(c)
     for e in editions:
         e["short_title"] = short_title(e["title"])
         e["chapters"] = [c for c in chapters if c["edition_id"] == e["id"]]
-    totals = (await _rows(datasette, "SELECT count(*) AS passages, sum(kind = 'article') AS articles FROM passages"))[0]
     context = {"editions": [e for e in editions if e["chapters"]], "totals": totals,
+               "page": {"number": number, "pages": pages, "first": first, "last": min(last, totals["chapters"]),
+                        "previous": number - 1 or None, "next": number + 1 if number < pages else None},
                "downloads": await downloads.files(datasette)}
-    return await _page(datasette, request, "academie_home.html", context, bool(request.url_vars.get("json")))
+    return await _page(datasette, request, "academie_home.html", context, as_json)
 
 
 async def chapter(datasette, request):
@@ -367,15 +382,15 @@ async def chapter(datasette, request):
             p["called_from"] = p["note_for"].split(":", 1)[1]
     for p in passages:
         p["notes"] = notes.get(p["citation"], [])
-    neighbours = await _rows(datasette, "SELECT id FROM chapters ORDER BY id")
-    ids = [r["id"] for r in neighbours]
-    k = ids.index(cid)
+    neighbours = (await _rows(datasette, """
+        SELECT (SELECT max(id) FROM chapters WHERE id < :id) AS previous, (SELECT min(id) FROM chapters WHERE id > :id) AS next""",
+                               {"id": cid}))[0]
     ch.pop("raw_text") if not raw else None
     pages = [p["page"] for p in passages if p["page"] is not None]
     ch["heading"] = chapter_heading({**ch, "first_page": min(pages, default=None), "last_page": max(pages, default=None)})
     context = {
         "chapter": ch, "passages": passages, "raw": raw,
-        "previous": ids[k - 1] if k > 0 else None, "next": ids[k + 1] if k + 1 < len(ids) else None,
+        "previous": neighbours["previous"], "next": neighbours["next"],
         "edition_short": short_title(ch["edition_title"]), "heading": ch["heading"],
     }
     return await _page(datasette, request, "academie_chapter.html", context, bool(request.url_vars.get("json")))

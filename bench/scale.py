@@ -1,0 +1,236 @@
+"""Whole books and libraries (`make bench`, or `.venv/bin/python bench/scale.py`).
+
+On the realistic corpus of bench/book.py (chapters whose texts and OCR errors all
+differ), each build run as users run it, in a fresh process (peak memory measured as
+bench/run.py does):
+
+- one book at 1, 10 and 130 chapters, and a library of --books books (1, 10, 50 in
+  full; fewer by default, for the time it takes): wall time, start-up (the
+  interpreter and imports; the lexicon, the engine's index and spaCy's tokenizer),
+  characters per second after start-up and per stage, peak memory, and how each
+  grows with size;
+- on the 130-chapter book: a rebuild with nothing changed, with one chapter's spacing
+  changed (the book's word counts unchanged), with one chapter's word changed;
+  `-j 2` against `-j 1`;
+- on the library: Dask with two local workers against one local process, and the
+  reading room's `/`, `/cite/…` and `/search?q=carte`, p95 at 8 concurrent clients.
+
+Targets are printed against the figures, met or MISSED; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from book import Seed, make_library  # noqa: E402
+from run import run_wrapped  # noqa: E402
+
+TARGET_KBPS = 200.0  # whole build after start-up, one core, realistic book
+TARGET_J2 = 1.7  # -j 2 against -j 1
+TARGET_DASK = 1.6  # two Dask workers against one local process, on the library
+TARGET_NOOP_S = 2.0  # rebuild of the 130-chapter book with nothing changed
+TARGET_ONE_CHANGE = 0.10  # one chapter changed, as a share of the full build
+TARGET_PEAK_MB = 1500.0  # the library's build
+TARGET_P95_MS = 100.0  # each reading-room page on the library's database, 8 concurrent clients
+CLIENTS, ROUNDS = 8, 10
+
+# one build, timed by the wrapper as a process; the build's own figures printed as JSON
+DRIVER = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from pipeline.build import build
+from pipeline.corpus import chapter_files
+corpus, db, cache, jobs, engine, full = sys.argv[1:7]
+imports = time.perf_counter() - t0
+r = build(corpus, db, jobs=int(jobs), engine=engine, cache=cache, full=full == "full")
+chars = sum(len(f.read_text(encoding="utf-8")) for f in chapter_files(__import__("pathlib").Path(corpus)))
+print(json.dumps({"imports": imports, "times": r.times, "chars": chars, "chapters": r.chapters, "cached": r.cached,
+                  "errors": len(r.errors)}))
+"""
+
+STAGES = ("ingest", "layout", "clean", "segment", "proof", "rules", "cache", "citations", "link", "publish")
+
+
+def build_once(corpus: Path, out: Path, jobs: int = 1, engine: str = "local", full: bool = True) -> dict:
+    r = run_wrapped([sys.executable, "-c", DRIVER, str(corpus), str(out / "academie.db"), str(out / "cache"),
+                     str(jobs), engine, "full" if full else "cached"])
+    if r["rc"] != 0:
+        raise SystemExit(f"build of {corpus} failed: {r['stderr'][-1500:]}")
+    got = json.loads(r["stdout"].strip().splitlines()[-1])
+    t = got["times"]
+    # start-up as users pay it: the process's wall time not spent in the build's work
+    work = sum(t.get(s, 0.0) for s in STAGES) if jobs == 1 and engine == "local" else None
+    startup = r["wall"] - work if work is not None else got["imports"] + t.get("start-up", 0) + t.get("start-up: spaCy", 0)
+    return {"wall": r["wall"], "startup": startup, "spacy": t.get("start-up: spaCy", 0.0), "peak_mb": r["maxrss_mb"],
+            "chars": got["chars"], "chapters": got["chapters"], "cached": got["cached"], "times": t}
+
+
+def serve_latency(db: Path) -> dict[str, float]:
+    """p95 in ms of each page, 8 clients asking for it ROUNDS times each, at once,
+    from a real `academie serve` on ``db``."""
+    import socket
+    import sqlite3
+    import subprocess
+    import threading
+    import urllib.request
+
+    from run import SUB_ENV
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    citation = sqlite3.connect(db).execute(
+        "SELECT citation FROM passages WHERE kind = 'article' ORDER BY id LIMIT 1 OFFSET 1000").fetchone()[0]
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "serve", "--db", str(db), "--port", str(port)],
+                            cwd=ROOT, env=SUB_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+
+    def get(path: str) -> float:
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(base + path, timeout=60) as r:
+            r.read()
+        return time.perf_counter() - t0
+
+    try:
+        for _ in range(300):
+            try:
+                get("/-/versions.json")
+                break
+            except OSError:
+                time.sleep(0.1)
+        out = {}
+        for path in ("/", f"/cite/{citation}", "/search?q=carte"):
+            get(path)  # warm
+            times: list[float] = []
+            lock = threading.Lock()
+
+            def client() -> None:
+                for _ in range(ROUNDS):
+                    dt = get(path)
+                    with lock:
+                        times.append(dt)
+
+            threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            out[path.split("?")[0].split(":")[0] if path != "/" else "/"] = sorted(times)[int(len(times) * 0.95) - 1] * 1e3
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def kbps(chars: float, s: float) -> str:
+    return f"{chars / s / 1000:8.1f}" if s > 0 else "       -"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def row(label: str, m: dict) -> str:
+    after = m["wall"] - m["startup"]
+    return (f"{label:<24}{m['chapters']:>6}{m['chars'] / 1e6:>8.2f}{m['wall']:>8.1f}{m['startup']:>8.1f}{m['spacy']:>7.1f}"
+            f"{kbps(m['chars'], after)}{m['peak_mb']:>8.0f}  "
+            + " ".join(f"{s} {kbps(m['chars'], m['times'].get(s, 0)).strip()}" for s in
+                       ("layout", "clean", "segment", "rules", "publish")))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--books", type=int, nargs="+", default=[1, 2], help="library sizes (the issue's: 1 10 50)")
+    ap.add_argument("--quick", action="store_true", help="the 130-chapter book only")
+    a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="academie-scale-"))
+    seed = Seed()
+    out: dict[str, dict] = {}
+    print(f"{'corpus':<24}{'chap.':>6}{'MB':>8}{'wall s':>8}{'start':>8}{'spaCy':>7}{'kB/s':>8}{'peak MB':>8}"
+          "  per stage, kB/s")
+    for n in ([130] if a.quick else [1, 10, 130]):
+        corpus = tmp / f"book{n}"
+        make_library(corpus, 1, n, seed)
+        out[f"book {n}"] = m = build_once(corpus, tmp / f"out{n}")
+        print(row(f"book, {n} chapters", m), flush=True)
+    book, full = tmp / "book130", out["book 130"]
+
+    # incremental: nothing changed, a spacing changed, a word changed
+    noop = build_once(book, tmp / "out130", full=False)
+    chapter = book / "b00_065.txt"
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_text(text.replace(". ", ".  ", 1), encoding="utf-8")
+    spacing = build_once(book, tmp / "out130", full=False)
+    word = text.split()[40]
+    chapter.write_text(text.replace(f" {word} ", " jeton ", 1), encoding="utf-8")
+    changed = build_once(book, tmp / "out130", full=False)
+    chapter.write_text(text, encoding="utf-8")
+
+    j2 = build_once(book, tmp / "j2", jobs=2)
+    libraries = {}
+    for b in a.books:
+        corpus = tmp / f"library{b}"
+        make_library(corpus, b, seed=seed)
+        libraries[b] = m = build_once(corpus, tmp / f"lib{b}")
+        print(row(f"library, {b} books", m), flush=True)
+    biggest = max(a.books)
+    lib = tmp / f"library{biggest}"
+    dask = build_once(lib, tmp / "dask", jobs=2, engine="dask")
+    print(row("book, -j 2", j2))
+    print(row(f"library {biggest}, Dask ×2", dask))
+
+    print("\nincremental, 130-chapter book:")
+    for label, m in (("nothing changed", noop), ("one chapter's spacing", spacing), ("one chapter's word", changed)):
+        print(f"  {label:<24} {m['wall']:6.1f} s  ({m['cached']} of {m['chapters']} chapters from the cache, "
+              f"{m['wall'] / full['wall']:.0%} of the full build)")
+
+    sizes = sorted(libraries)
+    print("\ngrowth (× from the smallest):")
+    for name, ms in (("book", [out[k] for k in out]), ("library", [libraries[b] for b in sizes])):
+        base = ms[0]
+        print(f"  {name:<8} size " + ", ".join(f"{m['chars'] / base['chars']:.0f}×" for m in ms)
+              + "; time after start-up " + ", ".join(f"{(m['wall'] - m['startup']) / max(base['wall'] - base['startup'], 1e-9):.1f}×" for m in ms)
+              + "; peak memory " + ", ".join(f"{m['peak_mb'] / base['peak_mb']:.2f}×" for m in ms))
+
+    latency = serve_latency(tmp / f"lib{biggest}" / "academie.db")
+    print(f"\nreading room on the library ({biggest} books), p95 at {CLIENTS} clients: "
+          + ", ".join(f"{path} {ms:.0f} ms" for path, ms in latency.items()))
+
+    throughput = full["chars"] / (full["wall"] - full["startup"]) / 1000
+    speedup_j2 = full["wall"] / j2["wall"]
+    speedup_dask = libraries[biggest]["wall"] / dask["wall"]
+    peak = max(m["peak_mb"] for m in libraries.values())
+    print("\ntargets:")
+    for label, figure, target, ok in (
+        ("throughput after start-up, one core", f"{throughput:.0f} kB/s", f"≥ {TARGET_KBPS:.0f} kB/s", throughput >= TARGET_KBPS),
+        ("-j 2 against -j 1", f"{speedup_j2:.2f}×", f"≥ {TARGET_J2}×", speedup_j2 >= TARGET_J2),
+        (f"Dask ×2 against one process ({biggest} books)", f"{speedup_dask:.2f}×", f"≥ {TARGET_DASK}×", speedup_dask >= TARGET_DASK),
+        ("no-op rebuild, 130 chapters", f"{noop['wall']:.1f} s", f"< {TARGET_NOOP_S:.0f} s", noop["wall"] < TARGET_NOOP_S),
+        ("one chapter's spacing changed", f"{spacing['wall'] / full['wall']:.0%}", f"< {TARGET_ONE_CHANGE:.0%}",
+         spacing["wall"] / full["wall"] < TARGET_ONE_CHANGE),
+        ("one chapter's word changed", f"{changed['wall'] / full['wall']:.0%}", f"< {TARGET_ONE_CHANGE:.0%}",
+         changed["wall"] / full["wall"] < TARGET_ONE_CHANGE),
+        (f"peak memory, library of {biggest} books", f"{peak:.0f} MB", f"< {TARGET_PEAK_MB:.0f} MB", peak < TARGET_PEAK_MB),
+        *((f"reading room {path}, p95, {CLIENTS} clients", f"{ms:.0f} ms", f"< {TARGET_P95_MS:.0f} ms", ms < TARGET_P95_MS)
+          for path, ms in latency.items()),
+    ):
+        print(f"  {label:<44} {figure:>10}  target {target:<10} {verdict(ok)}")
+    (ROOT / "bench" / "out").mkdir(exist_ok=True)
+    (ROOT / "bench" / "out" / "scale.json").write_text(json.dumps({
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "book": out, "noop": noop, "spacing": spacing, "word": changed,
+        "j2": j2, "libraries": {str(k): v for k, v in libraries.items()}, "dask": dask, "p95_ms": latency}, indent=1))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

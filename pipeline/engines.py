@@ -1,0 +1,80 @@
+"""Where the chapter stages run: here, in local processes (``-j N``), or on a Dask
+cluster (``--engine dask``). Every engine is given the chapters as ingest read them
+and the resources as ``Resources.for_workers`` ships them, and yields each chapter's
+``ChapterResult``, in any order; the database is written by the caller, once."""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from .records import InputError, RawChapter
+from .resources import Resources
+
+if TYPE_CHECKING:
+    from .build import ChapterResult
+
+ENGINES = ("local", "dask")
+
+_WORKER_RES: list[Resources] = []
+
+
+def run_chapters(raws: list[RawChapter], res: Resources, jobs: int = 1, engine: str = "local",
+                 scheduler: str | None = None, progress: Callable[[str], None] | None = None) -> Iterator[ChapterResult]:
+    from .build import work_chapter
+
+    if engine not in ENGINES:
+        raise InputError(engine, f"no such engine: {', '.join(ENGINES)}")
+    if not raws:
+        return
+    if engine == "dask":
+        results = _dask(raws, res, jobs, scheduler)
+    elif jobs > 1 and len(raws) > 1:
+        results = _processes(raws, res, jobs)
+    else:
+        results = (work_chapter(raw, res) for raw in raws)
+    for result in results:
+        if progress:
+            progress(result.source_file)
+        yield result
+
+
+def _processes(raws: list[RawChapter], res: Resources, jobs: int) -> Iterator[ChapterResult]:
+    # each process loads the lexicon and the model once, for all the chapters it is given
+    with ProcessPoolExecutor(max_workers=min(jobs, len(raws)), initializer=_keep,
+                             initargs=(res.for_workers([r.source_file for r in raws]),)) as pool:
+        yield from pool.map(_work, raws, chunksize=1)
+
+
+def _keep(res: Resources) -> None:
+    _WORKER_RES[:] = [res]
+
+
+def _work(raw: RawChapter) -> ChapterResult:
+    from .build import work_chapter
+
+    return work_chapter(raw, _WORKER_RES[0])
+
+
+def _dask(raws: list[RawChapter], res: Resources, jobs: int, scheduler: str | None) -> Iterator[ChapterResult]:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise InputError("--engine dask", "Dask is not installed: pip install 'academie[dask]'") from None
+    from .build import work_chapter
+
+    cluster = None
+    if scheduler is None:
+        # a cluster of this machine only: its scheduler and workers listen on 127.0.0.1
+        cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None)
+    try:
+        with Client(cluster if cluster is not None else scheduler) as client:
+            # sent once to every worker, which keeps it (and what it loads) for all its chapters
+            shared = client.scatter(res.for_workers([r.source_file for r in raws]), broadcast=True)
+            futures = client.map(work_chapter, raws, res=shared, pure=False)
+            for _, result in as_completed(futures, with_results=True):
+                yield result
+    finally:
+        if cluster is not None:
+            cluster.close()

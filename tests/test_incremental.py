@@ -1,0 +1,143 @@
+"""Incremental builds: each chapter's result cached (pipeline/cache.py), the database
+built from the cache the database built afresh, table by table, row by row."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.build import ChapterResult, build
+from pipeline.cache import ChapterCache
+from pipeline.records import RawChapter
+from pipeline.resources import Consulted, Resources
+from tests.helpers import CORPUS, assert_same_database
+
+CHANGED = "003_f61ce87bf6c7524e.txt"
+
+
+def _corpus(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("__pycache__", "proofs"))
+    return corpus
+
+
+@pytest.mark.slow  # five builds of the corpus
+def test_a_build_from_the_cache_is_the_build_made_afresh(tmp_path):
+    corpus = _corpus(tmp_path)
+    db, cache = tmp_path / "out" / "academie.db", tmp_path / "out" / "cache"
+    first = build(corpus, db)
+    assert (first.cached, first.up_to_date) == (0, False)
+    assert len(list(cache.glob("*/*.chapter"))) == 5
+
+    again = build(corpus, db)  # nothing changed: no chapter processed, no model loaded, nothing written
+    assert (again.cached, again.up_to_date, again.spacy) == (5, True, None)
+    assert set(again.times) == {"ingest", "cache", "citations", "link", "total"}
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+    # one chapter changed, its words' counts not: a space before a comma taken out
+    _edit(corpus / CHANGED, "plus ou moins , qu'il", "plus ou moins, qu'il")
+    changed = build(corpus, db)
+    assert (changed.cached, changed.up_to_date) == (4, False)
+    assert_same_database(db, _afresh(corpus, tmp_path / "b"))
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _afresh(corpus: Path, out: Path) -> Path:
+    """The database built with an empty cache of its own."""
+    report = build(corpus, out / "academie.db", res=Resources(corpus), full=True)
+    assert report.cached == 0
+    return out / "academie.db"
+
+
+@pytest.mark.slow  # three builds of the corpus
+def test_chapters_whose_evidence_changed_are_processed_again(tmp_path):
+    """One chapter's misreading corrected: the book's counts of 'cartes', 'six',
+    'trente' and 'caries' change, and every chapter looked up 'cartes' (a likely
+    reading of many misread words): every chapter is processed again, and the database
+    is the one built afresh."""
+    corpus = _corpus(tmp_path)
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    _edit(corpus / CHANGED, "trentesix caries", "trente-six cartes")
+    assert build(corpus, db).cached == 0
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+
+@pytest.mark.slow  # three builds of the corpus
+def test_full_ignores_the_cache_and_cache_dir_moves_it(tmp_path):
+    corpus = _corpus(tmp_path)
+    cache = tmp_path / "elsewhere"
+    build(corpus, tmp_path / "academie.db", cache=cache)
+    assert len(list(cache.glob("*/*.chapter"))) == 5 and not (tmp_path / "cache").exists()
+    assert build(corpus, tmp_path / "academie.db", cache=cache, full=True).cached == 0
+    assert build(corpus, tmp_path / "academie.db", cache=cache).cached == 5
+
+
+# -- entries: whole and this key's, or made again ---------------------------------------------------
+
+RAW = RawChapter("x.txt", "Le piquet.", "ab" * 32, "utf-8", 10)
+
+
+def _entry(tmp_path: Path) -> tuple[ChapterCache, str, Path]:
+    store = ChapterCache(tmp_path, "version 1")
+    key = store.key(RAW, None)
+    store.save(key, ChapterResult("x.txt", None, "why", evidence={"piquet": 3}))
+    return store, key, next(tmp_path.glob("*/*.chapter"))
+
+
+def test_an_entry_is_read_back_as_it_was_saved(tmp_path):
+    store, key, _ = _entry(tmp_path)
+    assert store.load(key) == ChapterResult("x.txt", None, "why", evidence={"piquet": 3})
+
+
+@pytest.mark.parametrize("damage", ["truncated", "a byte changed", "empty", "not a pickle", "another key's"])
+def test_a_corrupt_or_foreign_entry_is_not_used(tmp_path, damage):
+    store, key, path = _entry(tmp_path)
+    data = path.read_bytes()
+    other = store.key(RAW, '{"a decision": 1}')
+    if damage == "truncated":
+        path.write_bytes(data[:-5])
+    elif damage == "a byte changed":
+        path.write_bytes(data[:-5] + bytes([data[-5] ^ 1]) + data[-4:])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "not a pickle":
+        payload = b"not a pickle"
+        import hashlib
+
+        path.write_bytes(data[: data.index(b"\n", 30) + 1] + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    else:  # an entry copied under another key: its header names its own
+        (tmp_path / other[:2]).mkdir(exist_ok=True)
+        shutil.copyfile(path, tmp_path / other[:2] / f"{other}.chapter")
+        assert store.load(other) is None
+        return
+    assert store.load(key) is None
+
+
+def test_a_key_changes_with_the_chapter_its_decisions_and_the_version(tmp_path):
+    store = ChapterCache(tmp_path, "version 1")
+    keys = {store.key(RAW, None), store.key(RAW, ""), store.key(RAW, "{}"),
+            store.key(RawChapter("x.txt", "Le piquet.", "cd" * 32, "utf-8", 10), None),
+            store.key(RawChapter("y.txt", "Le piquet.", "ab" * 32, "utf-8", 10), None),
+            ChapterCache(tmp_path, "version 2").key(RAW, None)}
+    assert len(keys) == 6
+
+
+def test_what_a_chapter_consulted_holds_while_each_value_read_is_the_same():
+    counts = {"piquet": 3, "de": 40, "robre": 2}
+    view = Consulted(counts)
+    assert (view.get("piquet", 0), view.get("hombre", 0), view["robre"]) == (3, 0, 2)
+    assert view.read == {"piquet": 3, "hombre": None, "robre": 2}
+    assert Consulted.holds(view.read, counts | {"carte": 7})
+    assert not Consulted.holds(view.read, counts | {"hombre": 1})
+    assert not Consulted.holds(view.read, counts | {"piquet": 4})
+    assert Consulted.holds(view.read, counts | {"de": 41})  # not read
+    max(view.values())
+    assert not Consulted.holds(view.read, counts | {"de": 41})  # read now: the largest count
