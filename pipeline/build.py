@@ -205,7 +205,7 @@ def build(
                 raws[f.name] = _ingest(f, res)
             except InputError as exc:
                 results[f.name] = ChapterResult(f.name, None, exc.reason)
-        count_corpus(res, raws.values())
+        count_corpus(res, raws.values(), corpus)
     store = ChapterCache(Path(cache) if cache is not None else db_path.parent / "cache", pipeline_version(res))
     keys = {name: store.key(raw, res.proof_text(name)) for name, raw in raws.items()}
     todo = []

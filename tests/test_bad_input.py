@@ -150,8 +150,12 @@ def test_bad_files_exit_code_and_summary(bad_build):
     assert proc.returncode == 1, proc.stderr
     assert db.exists()
     assert tmp_leftovers(db.parent) == []
-    summary = proc.stdout.strip().splitlines()
-    assert len(summary) == 2, proc.stdout
+    lines = proc.stdout.strip().splitlines()
+    # each chapter read, with the shape it was found in, then the two lines of the summary
+    shapes = dict(line.split(": shape ") for line in lines[:-2])
+    assert list(shapes) == REAL_CHAPTERS + ["latin.txt", "plain.txt"], proc.stdout
+    assert (shapes["latin.txt"], shapes["plain.txt"]) == ("blank-separated, no pages", "line-per-paragraph, no pages")
+    summary = lines[-2:]
     assert summary[0].startswith(f"{db}: 7 chapters, ")
     assert summary[0].endswith(", 3 errors")
     assert re.fullmatch(rf"\d+\.\d s, start-up \d+\.\d s \(spaCy's tokenizer \d+\.\d s\); 7 chapters processed, "

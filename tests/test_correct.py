@@ -339,3 +339,14 @@ def test_a_suggestion_for_a_word_a_later_step_changed_is_dropped(res):
     mt = clean_text(MappedText.from_raw(text, 0, len(text)), ctx)
     assert (mt.text, [(c.before, c.after, c.fix) for c in mt.corrections()], ctx.suggestions) == (
         "On doit prier le joueur de jouer.", [("pr^ier", "prier", "clean.segmentation")], [])
+
+
+def test_a_build_of_another_corpus_leaves_the_resources_book_as_it_was(res, planted_db):
+    """A made-up chapter built with the session's resources is read as a chapter of their
+    corpus (its book's words); the build must not make its own chapter the book of every
+    later cleaning with these resources."""
+    from pipeline.clean.book import corpus_counts, corpus_pairs
+
+    corpus = Path(__file__).parent.parent / "corpus"
+    names = sorted(p.name for p in corpus.glob("*.txt"))
+    assert sorted(corpus_counts(res)[1]) == names and sorted(corpus_pairs(res)[1]) == names

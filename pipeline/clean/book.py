@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from pathlib import Path
 from typing import Callable, Iterable
 
 import regex
@@ -78,13 +79,19 @@ def _book_pairs(texts: Iterable[str]) -> BookCounts:
     return BookCounts.of(texts, CleanSettings.default().sequence.book_min_count)
 
 
-def count_corpus(res: Resources, chapters: Iterable[RawChapter]) -> None:
-    """The corpus's counts, words and pairs, from its chapters as the build has read them
-    (not read again), shipped with the resources to workers, which may have no corpus folder."""
-    chapters = list(chapters)
-    names = frozenset(c.source_file for c in chapters)
-    res.ship("clean.corpus_counts", (book_counts(c.text for c in chapters), names))
-    res.ship("clean.corpus_pairs", (_book_pairs(c.text for c in chapters), names))
+def count_corpus(res: Resources, chapters: Iterable[RawChapter], corpus: Path) -> None:
+    """The book's counts, words and pairs, shipped with the resources to workers, which
+    may have no corpus folder. When ``corpus`` is the resources' own, from its chapters as
+    the build has read them (not read again); resources of another corpus (a made-up
+    chapter built as one of the corpus's, as the tests do) keep their own book."""
+    if Path(res.corpus).resolve() == Path(corpus).resolve():
+        chapters = list(chapters)
+        names = frozenset(c.source_file for c in chapters)
+        res.ship("clean.corpus_counts", (book_counts(c.text for c in chapters), names))
+        res.ship("clean.corpus_pairs", (_book_pairs(c.text for c in chapters), names))
+    else:
+        res.ship("clean.corpus_counts", corpus_counts(res))
+        res.ship("clean.corpus_pairs", corpus_pairs(res))
 
 
 def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
