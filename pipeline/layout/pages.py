@@ -8,13 +8,15 @@ from dataclasses import dataclass, replace
 
 import regex
 
-from ..markers import heading_marker
+import math
+
+from ..markers import article_markers, heading_marker, run_on_articles
 from ..numbers import DIGITS, DigitModel, Reading, best_path, implied_values
 from ..records import Diagnostic, Page
 from ..resources import Resources
 from ..text import fold
 from .lines import Line
-from .settings import Heads, PageNumbers
+from .settings import Heads, InlineNumbers, PageNumbers
 
 TOKEN_DEBRIS = ".,»«'\"*\\·:;-—–()[]"
 
@@ -126,6 +128,119 @@ def inline_heads(lines: list[Line], res: Resources, s: Heads) -> list[Head]:
     seen = Counter(_title_key(t) for _, t, _ in found)
     return [Head(span, title, tok) for span, title, tok in found
             if res.catalogue.head_games(title) or seen[_title_key(title)] > 1]
+
+
+_WORD = regex.compile(r"\S+")
+_SENTENCE_END = regex.compile(r"[.!?][»\"')]*$")
+_APOSTROPHE = regex.compile(r"['’]")
+
+
+def _cue(word: str) -> str:
+    """A word as the cue lists give it: folded, without its punctuation, the part after an
+    elision ('l'article' → 'article', 'jusqu'à' → 'a')."""
+    parts = [p for p in _APOSTROPHE.split(fold(word).strip(TOKEN_DEBRIS + "?!")) if p]
+    return parts[-1] if parts else ""
+
+
+@dataclass
+class _Bare:
+    line: Line  # its own span, kind 'head'
+    readings: dict[int, float]
+
+
+def _bare_candidates(lines: list[Line], res: Resources, s: InlineNumbers, h: Heads) -> list[_Bare]:
+    """Numbers standing alone between words, as a page number run into the text
+    stands; not those a cue word makes a quantity or a reference ('en 1718', 'article
+    12', '10 livres'), nor those that continue the articles' numbering ('… au jeu. 4 Si
+    …' after article 3)."""
+    digits = res.digits
+    not_after, not_before = frozenset(map(_cue, s.not_after)), frozenset(map(_cue, s.not_before))
+    out: list[_Bare] = []
+    last_article: set[int] = set()  # the readings of the last number that may open an article
+    for line in lines:
+        if line.kind != "text":
+            continue
+        words = list(_WORD.finditer(line.text))
+        articles = _article_values(line.text, res)
+        for k in range(1, len(words) - 1):
+            at = words[k].start()
+            for pos in [p for p in articles if p < at]:
+                last_article = articles.pop(pos)
+            tok = words[k].group()
+            if (len(tok) > h.number_max_glyphs or not any(c in DIGITS for c in tok)
+                    or digits.digit_likeness(tok) < 1.0):
+                continue
+            before, after = words[k - 1].group(), words[k + 1].group()
+            if _cue(before) in not_after or _cue(after) in not_before:
+                continue
+            readings = digits.readings(tok, max_cost=s.max_cost)
+            if not readings:
+                continue
+            articles.pop(at, None)
+            # after a sentence end, before a capital, where an article without its stop stands
+            article_place = bool(_SENTENCE_END.search(before)) and after.lstrip("«\"")[:1].isupper()
+            if article_place and any(v - 1 in last_article for v in readings):
+                last_article = set(readings)  # the next article, its full stop lost: no page
+                continue
+            out.append(_Bare(Line(-1, line.start + at, line.start + words[k].end(), tok, "head"), readings))
+        for values in articles.values():
+            last_article = values
+    return out
+
+
+def _article_values(text: str, res: Resources) -> dict[int, set[int]]:
+    """Where the numbers that may open an article stand in a line, and what each reads as."""
+    found = [(0, article_markers(text, res.digits, res.vocabulary.ordinal_words))]
+    found += run_on_articles(text, res.digits, res.vocabulary.ordinal_words)
+    out: dict[int, set[int]] = {}
+    for pos, markers in found:
+        values = set()
+        for m in markers:
+            if m.kind == "number":
+                values |= set(res.digits.readings(m.token))
+            elif m.value is not None:
+                values.add(m.value)
+        if values:
+            out[pos] = values
+    return dict(sorted(out.items()))
+
+
+def inline_page_numbers(lines: list[Line], res: Resources, s: InlineNumbers,
+                        h: Heads) -> tuple[list[Head], list[tuple[int | None, str | None]]]:
+    """Bare page numbers run into the text ('… la main 407 doit jouer …'): the
+    candidates read together as a sequence (Viterbi), accepted only as a run of
+    consecutive pages (one may be missing) at roughly regular distances, so that a lone
+    number is never a page. Each page number is a ``Head`` on a ``Line`` of its own
+    span, cut out of the text as a running head is; with it, (its number, its status)."""
+    found = _bare_candidates(lines, res, s, h)
+    if not found:
+        return [], []
+    candidates = [[Reading("page", v, c) for v, c in b.readings.items()] + [Reading("none", None, s.no_page)]
+                  for b in found]
+
+    def step(state, reading, index):
+        if reading.kind == "none":
+            return state, 0.0
+        v, x = reading.value, found[index].line.start
+        if state is not None:
+            last_v, last_x, first_v, first_x = state
+            if v - last_v in (1, 2) and (x - last_x) / (v - last_v) >= s.min_page_chars:
+                cost = s.skip_page if v - last_v == 2 else 0.0
+                if last_v > first_v:
+                    mean = (last_x - first_x) / (last_v - first_v)
+                    cost += s.spread * abs(math.log((x - last_x) / (v - last_v) / mean))
+                return (v, x, first_v, first_x), cost
+        return (v, x, v, x), s.run_start
+
+    path = best_path(candidates, None, step)
+    heads, numbers = [], []
+    for b, r in zip(found, path):
+        if r.kind != "page":
+            continue
+        heads.append(Head(b.line, "", b.line.text))
+        plain = all(c in DIGITS for c in b.line.text) and int(b.line.text) == r.value
+        numbers.append((r.value, "read" if plain else "decoded"))
+    return heads, numbers
 
 
 def _title_key(title: str) -> str:
@@ -267,10 +382,12 @@ def form_feed_pages(pages: list[Page], lines: list[Line]) -> list[Page]:
     return [replace(p, seq=i) for i, p in enumerate(out)]
 
 
-def pagination(raw: str, heads: list[Head], inline: list[Head]) -> str:
+def pagination(raw: str, heads: list[Head], inline: list[Head], bare: list[Head] = ()) -> str:
     """How the export marks its pages, as the build summary names it."""
     if "\f" in raw:
         return "form feeds"
+    if bare:
+        return "page numbers inside the text"
     if inline:
         return "running heads inside the text"
     if heads and all(not h.title for h in heads):
