@@ -169,7 +169,7 @@ class Layout:
     furniture: tuple[Furniture, ...]
     blocks: tuple[Block, ...]
     form: str  # 'blank-separated', 'line-per-paragraph', 'wrapped', 'run-on' or 'alto' (lines and pages from the XML)
-    pagination: str = "running heads"  # 'running heads', 'running heads inside the text', 'page numbers alone on a line', 'form feeds', 'no pages' or (ALTO) 'pages from the XML'
+    pagination: str = "running heads"  # 'running heads', 'running heads inside the text', 'page numbers alone on a line', 'page numbers inside the text', 'form feeds', 'no pages' or (ALTO) 'pages from the XML'
     diagnostics: tuple[Diagnostic, ...] = ()
 
     @property

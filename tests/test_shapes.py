@@ -1,6 +1,7 @@
 """Chapters exported in every usual shape (tests/fixtures/shapes/: one paragraph per
-line, one line per printed line, no line breaks at all, clean text without pages, an
-Internet Archive _djvu.txt), each with articles run on inside paragraphs, damaged
+line, one line per printed line, no line breaks at all (with running heads, or with
+bare page numbers run into the text), clean text without pages, an Internet Archive
+_djvu.txt), each with articles run on inside paragraphs, damaged
 numbers and spelled-out headings: each builds into the articles its made-up pages
 print, and the build names the shape it found. The numbers of sentences ('les articles
 VI. et VII.', 'en 1718.') stay text."""
@@ -56,7 +57,7 @@ def test_the_build_names_the_shape_of_each_chapter(built, name):
 
 def test_the_shape_fixtures_build_without_errors(built):
     report, _ = built
-    assert (report.chapters, report.articles, report.errors, report.warnings) == (5, 45, [], [])
+    assert (report.chapters, report.articles, report.errors, report.warnings) == (6, 59, [], [])
 
 
 def article(seg, number):
@@ -160,3 +161,73 @@ def test_run_on_heads_side_by_side_are_cut_together(tmp_path, shapes_res):
     [paragraph] = seg.passages
     assert "Il fait couper. On joue ensuite." in paragraph.text.text
     assert [c.fix for c in paragraph.text.corrections()] == ["layout.page_break"]
+
+
+def test_bare_page_numbers_run_into_the_text_are_page_breaks(shapes_res):
+    """Google Books' text keeps a page's number where the page starts, mid-sentence,
+    with nothing to tell it from the text but the sequence: 407, 4o8, 409, 410, at
+    roughly regular distances, are pages; '3 au moins', 'en 1718', '10 livres',
+    'l'article 12' and the article '7' that lost its full stop stay text."""
+    seg = process_chapter(SHAPES / "triomphe_google.txt", shapes_res)
+    raw = seg.layout.chapter.text
+    assert seg.layout.shape == "run-on, page numbers inside the text"
+    assert [(p.number, p.number_raw, p.number_status, p.start) for p in seg.layout.pages] == [
+        (406, None, "inferred", 0),
+        (407, "407", "read", raw.index("407 doit jouer")),
+        (408, "4o8", "decoded", raw.index("4o8 convenu")),
+        (409, "409", "read", raw.index("409 refait")),
+        (410, "410", "read", raw.index("410 accord")),
+    ]
+    assert [(f.kind, raw[f.start:f.end]) for f in seg.layout.furniture] == [
+        ("running_head", "407"), ("running_head", "4o8"), ("running_head", "409"), ("running_head", "410")]
+    assert [(p.number, p.page) for p in seg.passages if p.kind == "article"] == [
+        (1, 406), (2, 406), (3, 406), (4, 407), (5, 407), (6, 407), (7, 407),
+        (8, 408), (9, 408), (10, 408), (11, 409), (12, 409), (13, 409), (14, 410)]
+    # the number is cut out of its sentence as a running head is, the rest mapped to the raw text
+    third = article(seg, 3)
+    assert "celui qui a mêlé doit jouer le premier" in third.text.text
+    assert [(c.fix, c.before, c.after, raw[c.start:c.end]) for c in third.text.corrections()
+            if c.fix.startswith("layout")] == [("layout.page_break", " 407 ", " ", " 407 ")]
+    assert "à moins que l'on ne soit convenu d'autre chose" in article(seg, 7).text.text
+    assert "quelque accord qu'ils aient fait" in article(seg, 13).text.text
+    # the traps stay in their sentences
+    assert article(seg, 7).text.text.startswith("7. Celui qui a gagné le coup")
+    assert "celui qui en fait 3 au moins" in article(seg, 6).text.text
+    assert "imprimée en 1718 chez" in article(seg, 8).text.text
+    assert "plus de 10 livres la partie" in article(seg, 9).text.text
+    assert "à l'article 12 ci-dessus" in article(seg, 13).text.text
+
+
+FILLER = ("Le joueur qui tient la main mêle les cartes et les fait couper par celui qui est "
+          "assis à sa gauche, puis il les donne une à une en commençant par sa droite. ")
+
+
+def _run_on(tmp_path, *pieces):
+    path = tmp_path / "run_on.txt"
+    path.write_text("".join(pieces), encoding="utf-8")
+    return path
+
+
+def test_bare_numbers_are_pages_only_as_a_run_at_regular_distances(tmp_path, shapes_res):
+    run = [FILLER * 2 + "Il fait couper 51 encore une fois. ", FILLER * 2 + "Il fait couper 52 encore une fois. ",
+           FILLER * 2 + "Il fait couper 53 encore une fois. ", FILLER * 2]
+    seg = process_chapter(_run_on(tmp_path, *run), shapes_res)
+    assert [(p.number, p.number_raw) for p in seg.layout.pages] == [(50, None), (51, "51"), (52, "52"), (53, "53")]
+    # one number alone, or two in a row, prove nothing: they stay text
+    for pieces in (run[:1] + [FILLER * 6], run[:2] + [FILLER * 6]):
+        seg = process_chapter(_run_on(tmp_path, *pieces), shapes_res)
+        assert seg.layout.shape == "run-on, no pages"
+        assert "Il fait couper 51 encore une fois." in seg.passages[0].text.text
+    # three in a row, the last a page's worth of text from the second and ten from the first
+    seg = process_chapter(_run_on(tmp_path, run[0], run[1], FILLER * 20 + "Il fait couper 53 encore une fois. ",
+                                  FILLER * 2), shapes_res)
+    assert seg.layout.shape == "run-on, no pages"
+
+
+def test_articles_that_lost_their_full_stops_are_no_pages(tmp_path, shapes_res):
+    """Numbers after a sentence end and before a capital that continue the articles'
+    numbering are articles, however regular their distances."""
+    seg = process_chapter(_run_on(tmp_path, "1. ", FILLER * 2, "2. ", FILLER * 2, "3 ", FILLER * 2, "4 ",
+                                  FILLER * 2, "5 ", FILLER * 2), shapes_res)
+    assert seg.layout.shape == "run-on, no pages"
+    assert [p.number for p in seg.passages if p.kind == "article"] == [1, 2, 3, 4, 5]

@@ -37,8 +37,13 @@ def layout(chapter: RawChapter, res: Resources) -> Layout:
     inline = _pages.inline_heads(lines, res, s.heads) if form == "run-on" else []
     heads = sorted(heads + inline, key=lambda h: h.line.start)
     numbers = _pages.read_page_numbers([h.token for h in heads], res.digits, s.page_numbers)
+    bare = []
+    if not heads and "\f" not in raw:  # no head marks the pages: perhaps bare numbers inside the text
+        bare, numbers = _pages.inline_page_numbers(lines, res, s.inline_numbers, s.heads)
+        heads = bare
+    cut = [h.line for h in inline + bare]
 
-    units = _paragraphs.units(raw, lines, form, res, s, [h.line for h in inline])
+    units = _paragraphs.units(raw, lines, form, res, s, cut)
     joins = _paragraphs.decide_joins(units, lines, res)
 
     pages = _pages.form_feed_pages(_pages.pages(lines, heads, numbers, res), lines)
@@ -50,8 +55,9 @@ def layout(chapter: RawChapter, res: Resources) -> Layout:
                                           f"its start is placed at the paragraph break nearest to it"))
     diagnostics.extend(_pages.page_diagnostics(name, pages))
     blocks = _paragraphs.blocks(units, joins, pages, res.lexicon, s.hyphens)
-    furniture = sorted(_lines.furniture(lines + [h.line for h in inline]), key=lambda f: f.start)
-    return _layout(chapter, header, pages, furniture, blocks, form, _pages.pagination(raw, heads, inline), diagnostics)
+    furniture = sorted(_lines.furniture(lines + cut), key=lambda f: f.start)
+    return _layout(chapter, header, pages, furniture, blocks, form, _pages.pagination(raw, heads, inline, bare),
+                   diagnostics)
 
 
 def _layout(chapter: RawChapter, header, pages, furniture, blocks, form: str, pagination: str,

@@ -3,18 +3,20 @@ pages whose head the OCR lost."""
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
 import regex
 
-from ..markers import heading_marker
+from ..markers import article_markers, heading_marker, run_on_articles
 from ..numbers import DIGITS, DigitModel, Reading, best_path, implied_values
 from ..records import Diagnostic, Page
 from ..resources import Resources
 from ..text import fold
 from .lines import Line
-from .settings import Heads, PageNumbers
+from .settings import Heads, InlineNumbers, PageNumbers
 
 TOKEN_DEBRIS = ".,»«'\"*\\·:;-—–()[]"
 
@@ -126,6 +128,138 @@ def inline_heads(lines: list[Line], res: Resources, s: Heads) -> list[Head]:
     seen = Counter(_title_key(t) for _, t, _ in found)
     return [Head(span, title, tok) for span, title, tok in found
             if res.catalogue.head_games(title) or seen[_title_key(title)] > 1]
+
+
+_SENTENCE_END = regex.compile(r"[.!?][»\"')]*$")
+_APOSTROPHE = regex.compile(r"['’]")
+
+
+def _cue(word: str) -> str:
+    """A word as the cue lists give it: folded, without its punctuation, the part after an
+    elision ('l'article' → 'article', 'jusqu'à' → 'a')."""
+    parts = [p for p in _APOSTROPHE.split(fold(word).strip(TOKEN_DEBRIS + "?!")) if p]
+    return parts[-1] if parts else ""
+
+
+@dataclass
+class _Bare:
+    line: Line  # its own span, kind 'head'
+    readings: dict[int, float]
+    article_place: bool  # after a sentence end, before a capital: where an article without its stop stands
+
+
+# a short token with a digit in it, standing apart (the standard re: several times faster here)
+_BARE_TOKEN = re.compile(r"(?<!\S)\S{0,3}\d\S{0,3}(?!\S)")
+_WORD_AFTER = re.compile(r"\s+(\S+)")
+_WORD_BEFORE = re.compile(r"(\S+)\s+$")
+
+
+def _bare_candidates(lines: list[Line], res: Resources, s: InlineNumbers, h: Heads) -> list[_Bare]:
+    """Numbers standing alone between words, as a page number run into the text
+    stands; not those a cue word makes a quantity or a reference ('en 1718', 'article
+    12', '10 livres'), nor those that continue the articles' numbering ('… au jeu. 4 Si
+    …' after article 3)."""
+    digits = res.digits
+    not_after, not_before = frozenset(map(_cue, s.not_after)), frozenset(map(_cue, s.not_before))
+    out: list[_Bare] = []
+    for line in lines:
+        if line.kind != "text":
+            continue
+        for m in _BARE_TOKEN.finditer(line.text):
+            tok = m.group()
+            if len(tok) > h.number_max_glyphs or digits.digit_likeness(tok) < 1.0:
+                continue
+            before = _WORD_BEFORE.search(line.text, max(0, m.start() - 80), m.start())
+            after = _WORD_AFTER.match(line.text, m.end())
+            if before is None or after is None:
+                continue  # a number opening or closing its line stands between no words
+            before, after = before[1], after[1]
+            if _cue(before) in not_after or _cue(after) in not_before:
+                continue
+            readings = digits.readings(tok, max_cost=s.max_cost)
+            if readings:
+                place = bool(_SENTENCE_END.search(before)) and after.lstrip("«\"")[:1].isupper()
+                out.append(_Bare(Line(-1, line.start + m.start(), line.start + m.end(), tok, "head"), readings, place))
+    if any(b.article_place for b in out):
+        out = _not_articles(out, lines, res)
+    return out
+
+
+def _not_articles(found: list[_Bare], lines: list[Line], res: Resources) -> list[_Bare]:
+    """The candidates without those that continue the articles' numbering after a
+    sentence end ('… toutes. 7 Celui …' after article 6): those are articles that lost
+    their full stops."""
+    markers: list[tuple[int, set[int]]] = []  # raw offset, values of every number that may open an article
+    for line in lines:
+        if line.kind == "text":
+            markers += [(line.start + pos, values) for pos, values in _article_values(line.text, res).items()]
+    at_candidate = {b.line.start for b in found}
+    markers = [(pos, values) for pos, values in markers if pos not in at_candidate]
+    out, last_article, k = [], set(), 0
+    for b in found:
+        while k < len(markers) and markers[k][0] < b.line.start:
+            last_article = markers[k][1]
+            k += 1
+        if b.article_place and any(v - 1 in last_article for v in b.readings):
+            last_article = set(b.readings)  # the next article, its full stop lost: no page
+            continue
+        out.append(b)
+    return out
+
+
+def _article_values(text: str, res: Resources) -> dict[int, set[int]]:
+    """Where the numbers that may open an article stand in a line, and what each reads as."""
+    found = [(0, article_markers(text, res.digits, res.vocabulary.ordinal_words))]
+    found += run_on_articles(text, res.digits, res.vocabulary.ordinal_words)
+    out: dict[int, set[int]] = {}
+    for pos, markers in found:
+        values = set()
+        for m in markers:
+            if m.kind == "number":
+                values |= set(res.digits.readings(m.token))
+            elif m.value is not None:
+                values.add(m.value)
+        if values:
+            out[pos] = values
+    return dict(sorted(out.items()))
+
+
+def inline_page_numbers(lines: list[Line], res: Resources, s: InlineNumbers,
+                        h: Heads) -> tuple[list[Head], list[tuple[int | None, str | None]]]:
+    """Bare page numbers run into the text ('… la main 407 doit jouer …'): the
+    candidates read together as a sequence (Viterbi), accepted only as a run of
+    consecutive pages (one may be missing) at roughly regular distances, so that a lone
+    number is never a page. Each page number is a ``Head`` on a ``Line`` of its own
+    span, cut out of the text as a running head is; with it, (its number, its status)."""
+    found = _bare_candidates(lines, res, s, h)
+    if not found:
+        return [], []
+    candidates = [[Reading("page", v, c) for v, c in b.readings.items()] + [Reading("none", None, s.no_page)]
+                  for b in found]
+
+    def step(state, reading, index):
+        if reading.kind == "none":
+            return state, 0.0
+        v, x = reading.value, found[index].line.start
+        if state is not None:
+            last_v, last_x, first_v, first_x = state
+            if v - last_v in (1, 2) and (x - last_x) / (v - last_v) >= s.min_page_chars:
+                cost = s.skip_page if v - last_v == 2 else 0.0
+                if last_v > first_v:
+                    mean = (last_x - first_x) / (last_v - first_v)
+                    cost += s.spread * abs(math.log((x - last_x) / (v - last_v) / mean))
+                return (v, x, first_v, first_x), cost
+        return (v, x, v, x), s.run_start
+
+    path = best_path(candidates, None, step)
+    heads, numbers = [], []
+    for b, r in zip(found, path):
+        if r.kind != "page":
+            continue
+        heads.append(Head(b.line, "", b.line.text))
+        plain = all(c in DIGITS for c in b.line.text) and int(b.line.text) == r.value
+        numbers.append((r.value, "read" if plain else "decoded"))
+    return heads, numbers
 
 
 def _title_key(title: str) -> str:
@@ -267,10 +401,12 @@ def form_feed_pages(pages: list[Page], lines: list[Line]) -> list[Page]:
     return [replace(p, seq=i) for i, p in enumerate(out)]
 
 
-def pagination(raw: str, heads: list[Head], inline: list[Head]) -> str:
+def pagination(raw: str, heads: list[Head], inline: list[Head], bare: list[Head] = ()) -> str:
     """How the export marks its pages, as the build summary names it."""
     if "\f" in raw:
         return "form feeds"
+    if bare:
+        return "page numbers inside the text"
     if inline:
         return "running heads inside the text"
     if heads and all(not h.title for h in heads):

@@ -37,6 +37,18 @@ class PageNumbers:
 
 
 @dataclass(frozen=True)
+class InlineNumbers:
+    not_after: list[str]
+    not_before: list[str]
+    max_cost: float
+    no_page: float
+    run_start: float
+    skip_page: float
+    spread: float
+    min_page_chars: int
+
+
+@dataclass(frozen=True)
 class Paragraphs:
     blank_separated: float
     wrapped_median: float
@@ -71,6 +83,7 @@ class Alto:
 class LayoutSettings:
     heads: Heads
     page_numbers: PageNumbers
+    inline_numbers: InlineNumbers
     paragraphs: Paragraphs
     hyphens: Hyphens
     alto: Alto
