@@ -44,6 +44,7 @@ import unicodedata
 import numpy as np
 import regex
 
+from .. import derived
 from .settings import CleanSettings, SequenceSettings
 
 FORMAT = 1  # the derivation's version: part of the cache key, raise it when the counts change
@@ -138,10 +139,7 @@ class Counts:
 def cache_dir() -> Path:
     """Where derived counts are kept: $ACADEMIE_CACHE, else $XDG_CACHE_HOME/academie,
     else ~/.cache/academie."""
-    env = os.environ.get("ACADEMIE_CACHE")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "academie"
+    return derived.cache_dir()
 
 
 def littre_identity(path: Path | None = None) -> str | None:
