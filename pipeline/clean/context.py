@@ -93,8 +93,13 @@ class ContextReader:
             cands = {c for c in index.same_skeleton(printed, floor)
                      if Levenshtein.distance(index.folded[c], folded, score_cutoff=2) <= 2}
             by_fold = self._by_fold()
-            for e in _edits1(folded):
-                cands.update(c for c in by_fold.get(e, ()) if index.zipf[c] >= floor)
+            zipf = index.zipf
+            # the few hundred strings one letter away matched against the folded words
+            # at once (in C), rather than looked up one by one
+            for e in by_fold.keys() & _edits1(folded):
+                for c in by_fold[e]:
+                    if zipf[c] >= floor:
+                        cands.add(c)
             cands = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
                      if c != lower and index.folded[c] != folded]  # accents alone: period spelling
             # the channel's cost is dear to compute: only for the likeliest few, ranked
