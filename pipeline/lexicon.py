@@ -56,6 +56,7 @@ class Lexicon:
         self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
         self._period_memo: dict[str, bool] = {}
         self._best_memo: dict[str, float] = {}
+        self._modern_memo: dict[str, list[str]] = {}  # some thirty rewrites a word, asked for again and again
 
     @classmethod
     @lru_cache(maxsize=1)
@@ -118,6 +119,12 @@ class Lexicon:
     def period_modern(self, w: str) -> list[str]:
         """The modern spellings a period form may stand for ('avoit' → 'avait',
         'connoissoient' → 'connaissaient': each rule alone, then all together)."""
+        hit = self._modern_memo.get(w)
+        if hit is None:
+            hit = self._modern_memo[w] = self._period_modern(w)
+        return list(hit)  # a copy: callers extend it
+
+    def _period_modern(self, w: str) -> list[str]:
         out = []
         together = w
         for pattern, repl in self._rewrites:
