@@ -77,13 +77,25 @@ def normal(token: str) -> str:
     return low if low.isascii() else low.translate(_FOLD)  # the table maps no ASCII letter
 
 
+_NORMALS: dict[str, str] = {}  # a book's few thousand tokens, each read a hundred times
+
+
+def _normal_of(token: str) -> str:
+    hit = _NORMALS.get(token)
+    if hit is None:
+        hit = normal(token)
+        if len(_NORMALS) < 200_000:
+            _NORMALS[token] = hit
+    return hit
+
+
 def tokens(text: str) -> list[str]:
-    return [normal(t) for t in _TOKEN.findall(text)]
+    return [_normal_of(t) for t in _TOKEN.findall(text)]
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:
     """(token as counted, start, end) of each token of a text."""
-    return [(normal(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    return [(_normal_of(m.group()), *m.span()) for m in _TOKEN.finditer(text)]
 
 
 # -- the Littré --------------------------------------------------------------------------------
