@@ -8,20 +8,45 @@ must never make a correct period word look like an error.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from functools import lru_cache
+from pathlib import Path
 
 import regex
 
-from . import data
+from . import data, derived
 
 _PLAIN_WORD = regex.compile(r"^\p{L}+$")
 _ELISION = regex.compile(r"^(?:[ldjmnstc]|qu|jusqu|lorsqu|puisqu|quoiqu|quelqu)['’]", regex.I)
 
 
+FORMAT = 1  # the lexicon's derivation (the list as read, the candidate words): raise it when it changes
+
+
+def _wordfreq_dict() -> dict[str, float]:
+    import wordfreq
+
+    return wordfreq.get_frequency_dict("fr")
+
+
+def _wordfreq_identity() -> str | None:
+    """wordfreq's version and its French lists' files, found without importing it
+    (None if it cannot be found: nothing is kept on disk then)."""
+    spec = importlib.util.find_spec("wordfreq")
+    if spec is None or not spec.origin:
+        return None
+    folder = Path(spec.origin).parent
+    files = sorted((folder / "data").glob("*_fr.msgpack.gz"))
+    return "|".join([derived.file_identity(Path(spec.origin))] + [derived.file_identity(f) for f in files])
+
+
 class Lexicon:
-    def __init__(self, frequencies: dict[str, float], data: dict):
+    def __init__(self, frequencies: dict[str, float], data: dict, identity: str | None = None):
         self._freq = frequencies
+        # what names the sources (list and data), for what is derived from them to be
+        # kept on disk (the candidate index); None: derived afresh in each process
+        self.identity = identity
         period = data["period"]
         self._rewrites = [(regex.compile(a), b) for a, b in period["rewrites"]]
         self._period_words = {w.lower() for w in period["words"]}
@@ -31,14 +56,19 @@ class Lexicon:
         self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
         self._period_memo: dict[str, bool] = {}
         self._best_memo: dict[str, float] = {}
+        self._modern_memo: dict[str, list[str]] = {}  # some thirty rewrites a word, asked for again and again
 
     @classmethod
     @lru_cache(maxsize=1)
     def default(cls) -> "Lexicon":
-        import wordfreq
-
-        freq = wordfreq.get_frequency_dict("fr")
-        return cls(freq, data.load("lexicon"))
+        source = _wordfreq_identity()
+        # wordfreq's list as a dict, kept on disk: importing wordfreq and building the
+        # dict took a fifth of a second at each start
+        freq = derived.cached("wordfreq-fr", derived.key_of(FORMAT, source), _wordfreq_dict,
+                              lambda v: isinstance(v, dict)) if source else _wordfreq_dict()
+        lexicon_data = data.load("lexicon")
+        identity = derived.key_of(FORMAT, source, lexicon_data) if source else None
+        return cls(freq, lexicon_data, identity)
 
     def zipf(self, word: str) -> float:
         w = word.lower().replace("’", "'")
@@ -89,6 +119,12 @@ class Lexicon:
     def period_modern(self, w: str) -> list[str]:
         """The modern spellings a period form may stand for ('avoit' → 'avait',
         'connoissoient' → 'connaissaient': each rule alone, then all together)."""
+        hit = self._modern_memo.get(w)
+        if hit is None:
+            hit = self._modern_memo[w] = self._period_modern(w)
+        return list(hit)  # a copy: callers extend it
+
+    def _period_modern(self, w: str) -> list[str]:
         out = []
         together = w
         for pattern, repl in self._rewrites:

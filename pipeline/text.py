@@ -51,6 +51,8 @@ def base_letter(ch: str) -> str:
 
 def fold_letters(word: str) -> str:
     """``base_letter`` of every character: a word folded without changing its length."""
+    if word.isascii():  # most words, and then base_letter is lower case (no accent to drop)
+        return word.lower()
     return "".join(base_letter(c) for c in word)
 
 

@@ -68,6 +68,8 @@ class ContextReader:
         self._decided: dict = {}
         self._pieces: dict = shared.setdefault("pieces", {})
         self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
+        self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
+        self._word_readings: dict[str, list] = shared.setdefault(("readings", long_s), {})
 
     def _cost(self, printed: str, c: str) -> float:
         cost = self.corrector.model.cost(printed, c, self.long_s)
@@ -93,8 +95,13 @@ class ContextReader:
             cands = {c for c in index.same_skeleton(printed, floor)
                      if Levenshtein.distance(index.folded[c], folded, score_cutoff=2) <= 2}
             by_fold = self._by_fold()
-            for e in _edits1(folded):
-                cands.update(c for c in by_fold.get(e, ()) if index.zipf[c] >= floor)
+            zipf = index.zipf
+            # the few hundred strings one letter away matched against the folded words
+            # at once (in C), rather than looked up one by one
+            for e in by_fold.keys() & _edits1(folded):
+                for c in by_fold[e]:
+                    if zipf[c] >= floor:
+                        cands.add(c)
             cands = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
                      if c != lower and index.folded[c] != folded]  # accents alone: period spelling
             # the channel's cost is dear to compute: only for the likeliest few, ranked
@@ -315,6 +322,12 @@ class ContextReader:
     def _readings(self, printed: str) -> list[tuple[str, float]]:
         """Other words a printed word may be read as, cheaply: a letter alone as one of
         the words of one letter, a known word as its candidates a sentence may call for."""
+        hit = self._word_readings.get(printed)
+        if hit is None:
+            hit = self._word_readings[printed] = self._readings_of(printed)
+        return hit
+
+    def _readings_of(self, printed: str) -> list[tuple[str, float]]:
         st = self.settings
         if len(printed) == 1:
             low = printed.lower()
@@ -345,9 +358,23 @@ class ContextReader:
         if len(w) < 3 or not w.isalpha() or w.isupper() or (w[0].isupper() and not sentence_start):
             return None
         lower = w.lower()
-        if self.lexicon.is_period_form(lower) or self.lexicon.zipf(lower) >= sg.split_max_zipf:
+        readings = self._split_readings.get(lower)
+        if readings is None:  # what the word may be parted into depends on it alone, not on the sentence
+            readings = self._split_readings[lower] = self._two_words(lower)
+        if not readings:
             return None
-        options = []
+        options = [(self._chain([na, nb], prev, nxt, False) - st.weight * cost, reading, cost)
+                   for na, nb, reading, cost in readings]
+        keep = self._chain([_normal(lower)], prev, nxt, printed=True)
+        return self._choose(options, keep, sg.margin, "clean.segmentation", w, sentence_start)
+
+    def _two_words(self, lower: str) -> list[tuple[str, str, str, float]]:
+        """The ways a printed word may be two words, (first, second as the model counts
+        them, the reading, its cost)."""
+        sg = self.segmentation
+        if self.lexicon.is_period_form(lower) or self.lexicon.zipf(lower) >= sg.split_max_zipf:
+            return []
+        out = []
         for k in range(1, len(lower)):
             firsts = self._parts(lower[:k], lower[k])
             if not firsts:
@@ -356,13 +383,8 @@ class ContextReader:
                 for a, ca in firsts:
                     cost = ca + cb + (sg.apostrophe if a.endswith("'") else sg.space)
                     joiner = "" if a.endswith("'") else "-" if self.lexicon.hyphen_is_real(a, b) else " "
-                    reading = f"{a}{joiner}{b}"
-                    fit = self._chain([_normal(a), _normal(b)], prev, nxt, False)
-                    options.append((fit - st.weight * cost, reading, cost))
-        if not options:
-            return None
-        keep = self._chain([_normal(lower)], prev, nxt, printed=True)
-        return self._choose(options, keep, sg.margin, "clean.segmentation", w, sentence_start)
+                    out.append((_normal(a), _normal(b), f"{a}{joiner}{b}", cost))
+        return out
 
     def _parts(self, x: str, following: str | None) -> list[tuple[str, float]]:
         """What a piece of a printed word may be as a word of its own: itself if a common

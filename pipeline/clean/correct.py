@@ -30,7 +30,7 @@ import regex
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from .. import data
+from .. import data, derived
 from ..lexicon import Lexicon
 from ..text import base_letter, fold_letters
 from .settings import CleanSettings, CorrectorSettings
@@ -397,7 +397,9 @@ class _Folded(dict):
 class CandidateIndex:
     """The lexicon by skeleton: the words a misread word could be."""
 
-    def __init__(self, words: Iterable[tuple[str, float]], model: ChannelModel, delete_min_zipf: float = 3.0):
+    DELETE_MIN_ZIPF = 3.0
+
+    def __init__(self, words: Iterable[tuple[str, float]], model: ChannelModel, delete_min_zipf: float = DELETE_MIN_ZIPF):
         self.model = model
         self.delete_min_zipf = delete_min_zipf
         self.exact: dict[str, list[str]] = {}
@@ -459,6 +461,13 @@ class CandidateIndex:
             if z >= self.delete_min_zipf and len(sk) >= 3:
                 for k in range(len(sk)):
                     self._bucket(self.deletes, sk[:k] + sk[k + 1 :]).append(word)
+
+    @classmethod
+    def from_tables(cls, model: ChannelModel, zipf: dict, exact: dict, deletes: dict, bucket_max: dict) -> "CandidateIndex":
+        """The index of these tables (as ``_add`` made them, kept on disk)."""
+        new = cls((), model)
+        new.zipf, new.exact, new.deletes, new.bucket_max = zipf, exact, deletes, bucket_max
+        return new
 
     def with_words(self, words: Iterable[tuple[str, float]]) -> "CandidateIndex":
         """This index and more words, in a new index; this one is left as it is (the
@@ -575,12 +584,32 @@ def _lexicon_index(lexicon: Lexicon, model: ChannelModel) -> CandidateIndex:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            hit = _LEXICON_INDEXES[key] = (lexicon, CandidateIndex(dict(lexicon.candidate_words()).items(), model))
+            hit = _LEXICON_INDEXES[key] = (lexicon, _kept_index(lexicon, model))
         finally:
             if collecting:
                 gc.enable()
     index = hit[1]
     return index if index.model is model else index.for_model(model)
+
+
+INDEX_FORMAT = 1  # the index's derivation (skeletons, buckets): raise it when the code making it changes
+
+
+def _kept_index(lexicon: Lexicon, model: ChannelModel) -> CandidateIndex:
+    """The lexicon's index, from the disk when it was made before from the same lexicon
+    and skeleton (a second at start-up otherwise); a lexicon that cannot say what it
+    is made of (``identity`` None) is indexed afresh."""
+    if lexicon.identity is None:
+        return CandidateIndex(dict(lexicon.candidate_words()).items(), model)
+    key = derived.key_of(INDEX_FORMAT, lexicon.identity, model.skeleton_key, CandidateIndex.DELETE_MIN_ZIPF)
+
+    def make() -> tuple:
+        index = CandidateIndex(dict(lexicon.candidate_words()).items(), model)
+        return index.zipf, index.exact, index.deletes, index.bucket_max
+
+    tables = derived.cached("candidate-index", key, make,
+                            lambda v: isinstance(v, tuple) and len(v) == 4 and all(isinstance(t, dict) for t in v))
+    return CandidateIndex.from_tables(model, *tables)
 
 
 class Corrector:

@@ -44,6 +44,7 @@ import unicodedata
 import numpy as np
 import regex
 
+from .. import derived
 from .settings import CleanSettings, SequenceSettings
 
 FORMAT = 1  # the derivation's version: part of the cache key, raise it when the counts change
@@ -60,6 +61,11 @@ _ACCENTS = str.maketrans({c: unicodedata.normalize("NFD", c)[0] for c in map(chr
                           if unicodedata.normalize("NFD", c)[0] != c and unicodedata.normalize("NFD", c)[0].isascii()})
 
 
+def _unaccented(w: str) -> str:
+    # the table maps letters beyond ASCII only, and a dict table is read letter by letter
+    return w if w.isascii() else w.translate(_ACCENTS)
+
+
 def normal(token: str) -> str:
     """A token as the model counts it: lower case, œ as oe, a number as one token."""
     if token.isdigit():
@@ -67,16 +73,29 @@ def normal(token: str) -> str:
     t = _MARKS.get(token)
     if t is not None:
         return t
-    return token.lower().translate(_FOLD)
+    low = token.lower()
+    return low if low.isascii() else low.translate(_FOLD)  # the table maps no ASCII letter
+
+
+_NORMALS: dict[str, str] = {}  # a book's few thousand tokens, each read a hundred times
+
+
+def _normal_of(token: str) -> str:
+    hit = _NORMALS.get(token)
+    if hit is None:
+        hit = normal(token)
+        if len(_NORMALS) < 200_000:
+            _NORMALS[token] = hit
+    return hit
 
 
 def tokens(text: str) -> list[str]:
-    return [normal(t) for t in _TOKEN.findall(text)]
+    return [_normal_of(t) for t in _TOKEN.findall(text)]
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:
     """(token as counted, start, end) of each token of a text."""
-    return [(normal(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    return [(_normal_of(m.group()), *m.span()) for m in _TOKEN.finditer(text)]
 
 
 # -- the Littré --------------------------------------------------------------------------------
@@ -138,10 +157,7 @@ class Counts:
 def cache_dir() -> Path:
     """Where derived counts are kept: $ACADEMIE_CACHE, else $XDG_CACHE_HOME/academie,
     else ~/.cache/academie."""
-    env = os.environ.get("ACADEMIE_CACHE")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "academie"
+    return derived.cache_dir()
 
 
 def littre_identity(path: Path | None = None) -> str | None:
@@ -184,8 +200,9 @@ class SequenceModel:
     ``with_book`` adds a book's. Log-probabilities are base 10, as Zipf values are."""
 
     def __init__(self, counts: Counts | None, settings: SequenceSettings, frequency: Callable[[str], float],
-                 modern: Callable[[str], list[str]] | None = None):
+                 modern: Callable[[str], list[str]] | None = None, identity: str | None = None):
         self.settings = settings
+        self.identity = identity  # what names the counts (``littre_identity``): what is derived from them is kept
         self.frequency = frequency  # a word's frequency in French (wordfreq), 0 if unknown
         self.modern = modern  # the modern spellings of a period form
         if counts is None:
@@ -217,7 +234,8 @@ class SequenceModel:
             warnings.warn(f"the Littré ({s.littre}) is not installed: the sequence model has only the book's "
                           "counts (install Debian's package stardict-xmlittre: make install does)", stacklevel=2)
         lexicon = Lexicon.default()
-        return cls(counts, s, lexicon.frequency, lexicon.period_modern)
+        identity = littre_identity(Path(s.littre)) if counts is not None else None
+        return cls(counts, s, lexicon.frequency, lexicon.period_modern, identity)
 
     def alias(self, w: str) -> str:
         """The token the Littré counts for w: w itself, else its commonest form with other
@@ -228,15 +246,22 @@ class SequenceModel:
         hit = self._aliases.get(w)
         if hit is None:
             if self._by_fold is None:
-                by_fold: dict[str, str] = {}
-                for word, n in sorted(zip(self.counts.words, self.counts.unigrams.tolist()), key=lambda x: x[1]):
-                    by_fold[word.translate(_ACCENTS)] = word  # the commonest form last, so kept
-                self._by_fold = by_fold
-            hit = self._by_fold.get(w.translate(_ACCENTS))
+                # a fifth of a second for the Littré's 119,000 words: kept on disk with its counts
+                self._by_fold = self._fold_table() if self.identity is None else derived.cached(
+                    "littre-forms", derived.key_of(FORMAT, self.identity), self._fold_table,
+                    lambda v: isinstance(v, dict))
+            hit = self._by_fold.get(_unaccented(w))
             if hit is None and self.modern is not None:
                 hit = next((v for v in self.modern(w) if v in self.ids), None)
             hit = self._aliases[w] = hit or w
         return hit
+
+    def _fold_table(self) -> dict[str, str]:
+        """Each of the counts' words without accents → the commonest form it is written in."""
+        by_fold: dict[str, str] = {}
+        for word, n in sorted(zip(self.counts.words, self.counts.unigrams.tolist()), key=lambda x: x[1]):
+            by_fold[_unaccented(word)] = word  # the commonest form last, so kept
+        return by_fold
 
     def id_of(self, w: str) -> int | None:
         """The Littré's id of the token it counts for w (``alias``), None if none."""
@@ -350,9 +375,14 @@ class BookSequence:
             hit = self._memo.get(key)
             if hit is not None:
                 return hit
+        # a hundred thousand calls a book: the model's memos read inline, not through
+        # their methods (the same values, in the same arithmetic)
         m = self.model
         d = m.settings.discount
-        i = m.id_of(v)
+        ids = m._id_of
+        i = ids.get(v, -1)
+        if i == -1:
+            i = m.id_of(v)
         book = self.book
         t = book.pairs.get((v, w), 0)
         hb = book.history.get(v, 0)
@@ -364,10 +394,23 @@ class BookSequence:
         else:
             hb -= less
         h = (m.history[i] if i is not None else 0.0) + self.beta * hb
-        p = self.unigram(w) if low is None else low
+        if low is None:
+            p = self._unigram.get(w)
+            if p is None:
+                p = self.unigram(w)
+        else:
+            p = low
         if h > 0:
-            j = m.id_of(w)
-            c = (m.pair_of(i, j) if i is not None and j is not None else 0) + self.beta * b
+            j = ids.get(w, -1)
+            if j == -1:
+                j = m.id_of(w)
+            if i is not None and j is not None:
+                pc = m._pair_of.get(i << _SHIFT | j)
+                if pc is None:
+                    pc = m.pair_of(i, j)
+            else:
+                pc = 0
+            c = pc + self.beta * b
             # N(v •): the Littré's followers and the book's (an upper bound when pairs are shared)
             n = (m.followers[i] if i is not None else 0) + book.followers.get(v, 0)
             p = max(c - d, 0.0) / h + d * max(n, 1) / h * p

@@ -168,9 +168,8 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         word = m.group()
         if len(word) < 2:
             continue
-        before = text[: m.start()].rstrip(" «\"'(")
-        sentence_start = not before or before[-1] in _SENTENCE_END
         start = m.start()
+        sentence_start = _opens_sentence(text, start)
         if start > 0 and text[start - 1] in "([" and ")" not in text[m.end() : m.end() + 60].split(".")[0]:
             # an opening bracket with no closing one is a glyph of the word: '(lèche' for 'flèche'
             d = corrector.decide(text[start - 1] + word, ctx.book, sentence_start)
@@ -189,6 +188,17 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             ctx.suggestions.append(Suggestion(a, b, word, d.word, d.fix, d.confidence))
 
 
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens a sentence: nothing but quotes, brackets and
+    spaces before it, or those after a full stop (read backwards from the word: the
+    text before it copied for each word made long paragraphs quadratic)."""
+    i = start - 1
+    while i >= 0 and text[i] in _OPENING:
+        i -= 1
+    return i < 0 or text[i] in _SENTENCE_END
+
+
+_OPENING = frozenset(" «\"'(")
 _BEFORE_WORD = frozenset(" \t\n(«\"'’-")
 _AFTER_WORD = frozenset(" \t\n,.;:!?)»\"-")
 
@@ -244,7 +254,7 @@ def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
     while k < len(toks):
         tok, a, b = toks[k]
         word = text[a:b]
-        clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD | _DEBRIS)
+        clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD_OR_DEBRIS)
         if a < skip_until or not clear or not word.isalpha():
             prev, k = tok, k + 1
             continue
@@ -272,6 +282,7 @@ def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
 
 
 _DEBRIS = frozenset(".,'’^*|»«")
+_AFTER_WORD_OR_DEBRIS = _AFTER_WORD | _DEBRIS
 
 
 def _marker_end(text: str, ctx: CleanContext) -> int:
