@@ -31,7 +31,7 @@ serve: $(DB)
 	$(BIN)/academie serve --db $(DB) --port $(PORT)
 
 test: $(VENV)/.installed browser littre
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 
 # The tests not marked slow: none starts a process, a server or a browser (under 30 s).
 test-fast: $(VENV)/.installed littre
