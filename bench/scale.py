@@ -54,7 +54,7 @@ imports = time.perf_counter() - t0
 r = build(corpus, db, jobs=int(jobs), engine=engine, cache=cache, full=full == "full")
 chars = sum(len(f.read_text(encoding="utf-8")) for f in chapter_files(__import__("pathlib").Path(corpus)))
 print(json.dumps({"imports": imports, "times": r.times, "chars": chars, "chapters": r.chapters, "cached": r.cached,
-                  "errors": len(r.errors)}))
+                  "errors": [str(d) for d in r.errors]}))
 """
 
 STAGES = ("ingest", "layout", "clean", "segment", "proof", "rules", "cache", "citations", "link", "publish")
@@ -66,6 +66,8 @@ def build_once(corpus: Path, out: Path, jobs: int = 1, engine: str = "local", fu
     if r["rc"] != 0:
         raise SystemExit(f"build of {corpus} failed: {r['stderr'][-1500:]}")
     got = json.loads(r["stdout"].strip().splitlines()[-1])
+    if got["errors"]:  # a chapter left out is work not measured: the figures would flatter
+        raise SystemExit(f"build of {corpus}: {len(got['errors'])} chapters failed, first: {got['errors'][0]}")
     t = got["times"]
     # start-up as users pay it: the process's wall time not spent in the build's work
     work = sum(t.get(s, 0.0) for s in STAGES) if jobs == 1 and engine == "local" else None

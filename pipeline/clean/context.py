@@ -131,8 +131,10 @@ class ContextReader:
         folded = fold_letters(lower)
         cands = self._index_candidates.get(printed)
         if cands is None:
+            # the index also offers an elided article with a word ("l'enclave" for 'Tenclave'),
+            # which is no word of its own to the sequence model: the corrector decides those
             cands = self._index_candidates[printed] = [c for c in index.candidates(printed)
-                                                       if index.zipf[c] >= st.min_zipf]
+                                                       if index.zipf.get(c, 0.0) >= st.min_zipf]
         cands = set(cands)
         followers = self.sequence.followers_of(prev)
         if followers:
@@ -341,7 +343,7 @@ class ContextReader:
         hit = self._index_candidates.get(printed)
         if hit is None:
             hit = self._index_candidates[printed] = [c for c in self.index.candidates(printed)
-                                                     if self.index.zipf[c] >= self.settings.min_zipf]
+                                                     if self.index.zipf.get(c, 0.0) >= self.settings.min_zipf]
         return hit
 
     def split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
