@@ -1,8 +1,8 @@
 """Every fix the pipeline can make to the text: the one list of them.
 
 A *fix* is a named, explained step that edits the text (ftfy's word): joining a
-paragraph across a page break, reading a long s, putting 'bande' for the OCR's
-'Lande'. Each edit of a ``MappedText`` names the fix that made it, each row of the
+paragraph across a page break, reading a long s, putting 'bouche' for the OCR's
+'louche'. Each edit of a ``MappedText`` names the fix that made it, each row of the
 database's ``corrections`` table too (column ``fix``; several joined by '+' when a
 later fix edited what an earlier one wrote), and the table ``fixes`` is this list.
 The reading room, ``academie explain``, ``academie fixes`` and the build's summary
@@ -52,34 +52,34 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("clean.invisible", "typography",
         "characters that print nothing (zero-width spaces, bidirectional marks, soft hyphens) removed, so that the words they split are whole"),
     Fix("clean.typography", "typography", "ligatures and the long s written as plain letters ('ﬁ' → 'fi', 'ſ' → 's')"),
-    Fix("clean.letter_spacing", "typography", "capitals spaced for display joined into their word ('T R E I Z E' → 'TREIZE')"),
+    Fix("clean.letter_spacing", "typography", "capitals spaced for display joined into their word ('Q U A D R I L L E' → 'QUADRILLE')"),
     Fix("clean.stray_mark", "typography", "marks standing alone that belong to no word removed ('■', '^', '|')"),
     Fix("clean.spacing", "layout", "one space between words, none before a punctuation mark or after an opening bracket ('mal , il' → 'mal, il')"),
-    Fix("clean.bracket_p", "spelling", "bracket debris the OCR made of a p read as p ('trom[)erie' → 'tromperie')"),
+    Fix("clean.bracket_p", "spelling", "bracket debris the OCR made of a p read as p ('cou[)er' → 'couper')"),
     Fix("clean.bracket_q", "spelling", "bracket debris the OCR made of a q read as q ('«juatre' → 'quatre')"),
-    Fix("clean.digits_in_number", "number", "letters read for digits inside a number ('3i' → '31', '3o3' → '303')"),
+    Fix("clean.digits_in_number", "number", "letters read for digits inside a number ('2i' → '21', '1o5' → '105')"),
     # clean: the correction engine
     Fix("clean.number_in_list", "number", "letters read for digits among numbers ('par lo et 9' → 'par 10 et 9')"),
     Fix("clean.elision", "spelling", "the lost apostrophe of an elided word restored ('n ont' → 'n'ont')"),
     Fix("clean.split_word", "spelling", "a word the OCR cut in two joined again ('N ommant' → 'Nommant')"),
-    Fix("clean.joined_words", "spelling", "two words the OCR ran together parted ('ditde' → 'dit de', 'visà-vis' → 'vis-à-vis')"),
+    Fix("clean.joined_words", "spelling", "two words the OCR ran together parted ('quitde' → 'quit de', 'peutêtre' → 'peut-être')"),
     Fix("clean.non_word", "spelling",
         "a word no lexicon knows replaced by the likeliest word the OCR could have misread as it ('pajer' → 'payer')"),
     Fix("clean.real_word", "spelling",
-        "a real word replaced by a far likelier one that looks the same to the OCR ('Lande' → 'bande', 'caries' → 'cartes')"),
+        "a real word replaced by a far likelier one that looks the same to the OCR ('louche' → 'bouche', 'porte' → 'perte')"),
     Fix("clean.long_s", "spelling", "an f read as the long s it was printed as ('fur' → 'sur', 'font' → 'sont' before 'dans')"),
     Fix("clean.context_word", "spelling",
-        "a real word replaced by the word its neighbours call for among those that look the same to the OCR ('son lour' → 'son tour', 'de celle couleur' → 'de cette couleur')"),
+        "a real word replaced by the word its neighbours call for among those that look the same to the OCR ('à voire tour' → 'à votre tour', 'celle fois' → 'cette fois')"),
     Fix("clean.context_nonword", "spelling",
         "a word no lexicon knows, misread in more letters than the engine alone replaces, replaced by the word its neighbours call for ('une pelile carte' → 'une petite carte')"),
     Fix("clean.segmentation", "spelling",
-        "a space the OCR added or lost, put right as the sentence decides ('con solalion' → 'consolation', 'déplus' → 'de plus', 'dune' → \"d'une\")"),
+        "a space the OCR added or lost, put right as the sentence decides ('par tie' → 'partie', 'dautre' → \"d'autre\")"),
     # segment
     Fix("segment.article_heading", "layout", "a heading 'ARTICLE SIXIÈME.' on a line of its own joined to its article"),
     Fix("segment.article_number", "number",
-        "an article's number read from its sequence and written as printed ('i3.' → '13.', '78.' between 72 and 74 → '73.')"),
+        "an article's number read from its sequence and written as printed ('i7.' → '17.', '58.' between 52 and 54 → '53.')"),
     Fix("segment.section_number", "number", "a section's Roman number read through OCR confusions ('y I I I.' → 'VIII.')"),
-    Fix("segment.ordinal", "number", "an ordinal list item read from its sequence ('jo.' → '2°.')"),
+    Fix("segment.ordinal", "number", "an ordinal list item read from its sequence ('5o.' → '3°.')"),
     Fix("segment.note_mark", "number", "a footnote's mark or call read as its number ('(^i)' → '(1)')"),
     # proof: an editor's decisions (corpus/proofs/), applied after the engine
     Fix("proof.set", "proof", "a reading an editor typed for a span, what the page prints"),

@@ -357,3 +357,12 @@ def test_a_word_whose_first_glyph_may_be_an_elided_article_is_read_without_error
     offers "l'enclave" for 'Tenclave', which the sequence model has no count of. The
     chapter must still be cleaned (it was an internal error of the whole chapter)."""
     assert fixed(res, "Tenclave est perdue pour lui.") == "Tenclave est perdue pour lui."
+
+
+def test_the_next_word_calls_for_the_s_reading_even_printed_with_its_own_long_s():
+    """'font fouvent': in a long-s printing the word after may print its s as f too; its
+    s reading ('souvent') is the cue, with no list of the OCR's forms."""
+    from pipeline.clean.correct import ChannelModel
+
+    cue = ChannelModel.default().long_s_cue
+    assert [cue(w) for w in ("fouvent", "fur", "souvent", "faire", "leur", "lui")] == [1, 1, 1, -1, -1, 0]

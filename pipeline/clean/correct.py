@@ -10,8 +10,8 @@ where the prior is the word's frequency in French (wordfreq, Zipf scale) plus wh
 the book itself says (a word the corpus uses often is likely here), and the cost comes
 from the weighted confusion table (data: confusions.toml). A word the lexicon does
 not know is replaced by its best candidate when that one is cheap, frequent and
-clearly ahead of the next; a word the lexicon knows (a real-word error: 'carles' for
-'cartes', 'caries' for 'cartes') only when the candidate is far more likely. Below
+clearly ahead of the next; a word the lexicon knows (a real-word error: 'porte' for
+'perte', 'louche' for 'bouche') only when the candidate is far more likely. Below
 the threshold nothing changes, and the best candidate is kept as a suggestion.
 """
 
@@ -137,12 +137,15 @@ class ChannelModel:
         return self.class_of.get(low, low)
 
     def long_s_cue(self, next_word: str) -> int:
-        """+1 if the next word calls for the s reading of a long-s word, −1 for the f one."""
+        """+1 if the next word calls for the s reading of a long-s word, −1 for the f one.
+        Asked in a long-s printing only, where the next word may itself print its s as f
+        ('font fouvent'): its s reading is looked up too."""
         w = next_word.lower()
         if not w:
             return 0
-        if w in self.s_next_words or (len(w) > 3 and w.endswith(self.s_next_endings)):
-            return 1
+        for reading in (w, w.replace("f", "s")) if "f" in w else (w,):
+            if reading in self.s_next_words or (len(reading) > 3 and reading.endswith(self.s_next_endings)):
+                return 1
         if w in self.f_next_words or (len(w) > 3 and w.endswith(self.f_next_endings)):
             return -1
         return 0
@@ -180,7 +183,7 @@ class ChannelModel:
 
     def merged_readings(self, printed: str) -> list[str]:
         """The printed word with one pair of its glyphs read as the one glyph the channel
-        says they may stand for ('moTitrer' → 'monrer', 'atfparavant' → 'anparavant'):
+        says they may stand for ('rnoitié' → 'moitié', 'tiers' read 'ters'):
         each a key for the skeleton index, so that a word with a merge and another
         confusion is still found."""
         out = []
@@ -252,8 +255,8 @@ class ChannelModel:
 
     def align(self, printed: str, word: str, long_s: bool = False) -> list[tuple[str, str]]:
         """The cheapest explanation of the print as the word misread: its steps, each
-        (glyphs printed, letters meant), matches included ('douLle', 'double' →
-        d o u (L, b) l e). The same costs as ``cost``, with the path kept (for
+        (glyphs printed, letters meant), matches included ('tahle', 'table' →
+        t a (h, b) l e). The same costs as ``cost``, with the path kept (for
         learning; ``cost`` is the fast one)."""
         n, m = len(printed), len(word)
         inf = float("inf")
@@ -489,7 +492,7 @@ class CandidateIndex:
 
     def candidates(self, printed: str) -> set[str]:
         """The words within one edit of the print's skeletons, and of the skeletons of
-        its readings with two glyphs merged into one ('moTitrer' read 'monrer'), so
+        its readings with two glyphs merged into one ('rnise' read 'mise'), so
         that a merge and another confusion together are found; and, where the channel
         knows a glyph for an elided article, the article with the words near the rest."""
         out = self._near(printed)
