@@ -203,14 +203,18 @@ _BEFORE_WORD = frozenset(" \t\n(«\"'’-")
 _AFTER_WORD = frozenset(" \t\n,.;:!?)»\"-")
 
 
+def _reading(text: str, ctx: CleanContext) -> tuple[ContextReader, int, list[tuple[str, int, int]]]:
+    """What the steps in context read a paragraph with: the reader, where the number
+    opening the paragraph ends (the segmenter's, not theirs), and the tokens."""
+    return ctx.reader, _marker_end(text, ctx), token_spans(text)
+
+
 def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
     """Each word against the words that look like it, as its neighbours decide
     (context.py), left to right: a word decided is the next one's left neighbour."""
-    reader = ctx.reader
-    if reader is None:
+    if ctx.reader is None:
         return
-    skip_until = _marker_end(text, ctx)
-    toks = token_spans(text)
+    reader, skip_until, toks = _reading(text, ctx)
     prev = "."
     for k, (tok, a, b) in enumerate(toks):
         word = text[a:b]
@@ -244,11 +248,9 @@ _LETTER_RUN = regex.compile(r"\p{L}+")
 def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
     """Spaces the OCR added or lost, as the sentence decides (context.py): two words
     joined into the one they make, one word parted into two, left to right."""
-    reader = ctx.reader
-    if reader is None:
+    if ctx.reader is None:
         return
-    skip_until = _marker_end(text, ctx)
-    toks = token_spans(text)
+    reader, skip_until, toks = _reading(text, ctx)
     prev = "."
     k = 0
     while k < len(toks):
