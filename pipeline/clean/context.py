@@ -13,7 +13,7 @@ scored as
 with the sequence model (sequence.py) and the channel's costs (confusions.toml). A
 known word is replaced when a candidate fits its neighbours ``realword_margin``
 better, its channel cost paid; a word no lexicon knows, which the engine left
-because no single cheap confusion explained it ('pelile', 'loules'), when a candidate
+because no single cheap confusion explained it ('pelite', 'tonles'), when a candidate
 explained by several confusions fits ``nonword_margin`` better than an unknown word
 would (``unknown_logp``). A change of accents only is never made (period spelling:
 'dés que'), nor is a capitalised word inside a sentence (a name, a player) touched.
@@ -243,7 +243,7 @@ class ContextReader:
     def join(self, a: str, b: str, prev: str, nxt: str, sentence_start: bool,
              between: str = " ") -> ContextDecision | None:
         """Two printed words as one, when the sentence calls for the word they make
-        ('con solalion' → 'consolation', 'car les' → 'cartes'), at the cost of what
+        ('par tie' → 'partie', 'car tes' → 'cartes'), at the cost of what
         parts them (a space, a lost line end's hyphen; specks of debris at the channel's
         price) and of the confusions that explain the print. Memoised."""
         key = ("join", a, b, prev, nxt, sentence_start, between)
@@ -297,7 +297,7 @@ class ContextReader:
             return {}  # two words, and nothing common looks like them run together
         cands: dict[str, float | None] = {}
         if self.lexicon.is_period_form(lower):
-            cands[lower] = 0.0  # 'faudro.it': a word of the period, read as printed
+            cands[lower] = 0.0  # 'pouvo.it': a word of the period, read as printed
         elif self.lexicon.zipf(lower) >= st.min_zipf:
             cands[lower] = 0.0
         if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
@@ -347,7 +347,7 @@ class ContextReader:
         return hit
 
     def split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
-        """A printed word as two, when the sentence calls for them ('déplus' → 'de plus',
+        """A printed word as two, when the sentence calls for them ('depeu' → 'de peu',
         'dune' → 'd'une'), at the cost of the space (or apostrophe) and of a change of
         accents. Memoised."""
         key = ("split", w, prev, nxt, sentence_start)

@@ -316,7 +316,7 @@ class SequenceModel:
 class BookCounts:
     """A book's word and pair counts, as the sequence model adds them (made once per
     corpus). A pair counts only when printed ``min_count`` times: the OCR repeats its
-    misreadings ('celle couleur' for 'cette couleur' in two chapters), a book's own
+    misreadings ('celle fois' for 'cette fois' in two chapters), a book's own
     usage ('faire la vole') recurs more."""
 
     def __init__(self, unigrams: Counter, pairs: Counter, min_count: int = 1):

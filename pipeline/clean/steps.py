@@ -86,12 +86,12 @@ _SPACED_CAPITALS = regex.compile(r"(?<![\p{L}\d])(?:\p{Lu} ){2,}\p{Lu}(?![\p{L}\
 
 
 def _letter_spacing(text: str, ctx: CleanContext) -> Iterable[Edit]:
-    # 'T R E I Z E': capitals spaced out for display, one word
+    # 'Q U A D R I L L E': capitals spaced out for display, one word
     for m in _SPACED_CAPITALS.finditer(text):
         yield Edit(m.start(), m.end(), m.group().replace(" ", ""), "clean.letter_spacing", ctx.settings.confidence.letter_spacing)
 
 
-# Glyph debris the OCR makes of a 'p' ('trom[)erie', 'ap|>ar…', 'j)ar') and of a 'q'
+# Glyph debris the OCR makes of a 'p' ('cou[)er', 'ap|>el', 'j)lus') and of a 'q'
 # ('«juatre', '<|ue', '(|ui'), recognised only inside a word.
 _P_DEBRIS = regex.compile(r"(?<=\p{L}|^|[\s'’])(?:\[\)|\|\)|\|>|\]\)|\{\)|\[i(?=\p{Ll})|j\)(?=\p{L}))(?=\p{L})")
 _Q_DEBRIS = regex.compile(r"(?<=^|[\s'’])(?:«j|«\[|<\||\(\||\(\[)(?=[uü]\p{L}|[uü]['’])")
@@ -136,7 +136,7 @@ def _spacing(text: str, ctx: CleanContext) -> Iterable[Edit]:
     return sorted(edits.values(), key=lambda e: e.start)
 
 
-# A number with letters for some digits: '3i' → 31, '3o3' → 303. Only a token that
+# A number with letters for some digits: '2i' → 21, '1o5' → 105. Only a token that
 # has a real digit and whose other glyphs are near-certain digit confusions.
 _MIXED_NUMBER = regex.compile(r"(?<![\p{L}\d])(?=[\doOilI]*\d)[\doOilI]{2,4}(?![\p{L}\d])")
 _CERTAIN = {"o": "0", "O": "0", "i": "1", "l": "1", "I": "1"}
@@ -220,7 +220,7 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         word = text[a:b]
         nxt = toks[k + 1][0] if k + 1 < len(toks) else "."
         d = None
-        # a word standing clear of debris ('lobli^er' is one word the OCR broke, not 'er')
+        # a word standing clear of debris ('rnan^er' is one word the OCR broke, not 'er')
         clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD)
         if a >= skip_until and clear and word[-1].isalpha():
             d = reader.decide(word, prev, nxt, sentence_start=prev == ".")
@@ -240,7 +240,7 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
 
 
 # what may part two pieces of one word: a space, specks of debris between two letters
-# ('con.solalion'), a hyphen whose line end was lost, with its debris ('com-^ position')
+# ('par.tie'), a hyphen whose line end was lost, with its debris ('mar-^ quer')
 _SEPARATOR = regex.compile(r" (?=\p{L})|[.,'’^*|»«]+(?=\p{Ll})|-[^\w\s]*\s(?=\p{Ll})")
 _LETTER_RUN = regex.compile(r"\p{L}+")
 
@@ -374,7 +374,7 @@ def _split_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
 
 
 def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
-    """'amènepour', 'ditde', 'quigagnera': two words the OCR ran together."""
+    """'quitde', 'celuiqui': two words the OCR ran together."""
     lex = ctx.res.lexicon
     small = ctx.res.vocabulary.function_words
     js = ctx.settings.joined_words
@@ -402,7 +402,7 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         if d is not None and d.cost <= js.corrector_max_cost:
             continue
         k = max(splits)[1]
-        # a compound whose hyphen was lost ('visà-vis', 'vingtun') gets it back
+        # a compound whose hyphen was lost ('peutêtre', 'vingtun') gets it back
         joiner = "-" if lex.hyphen_is_real(word[:k], word[k:]) else " "
         yield Edit(m.start(), m.end(), f"{word[:k]}{joiner}{word[k:]}", "clean.joined_words", ctx.settings.confidence.joined_words)
 
@@ -411,7 +411,7 @@ _HYPHENATED = regex.compile(r"[\p{L}'’]+(?:-[\p{L}'’]+)+")
 
 
 def _lost_hyphen(text: str, m, lex) -> str | None:
-    """'visà-vis', 'c'està-dire': a listed compound with one of its hyphens lost."""
+    """'peutêtre', 'c'està-dire': a listed compound with one of its hyphens lost."""
     span = None
     for h in _HYPHENATED.finditer(text, max(0, m.start() - 20), min(len(text), m.end() + 20)):
         if h.start() <= m.start() and h.end() >= m.end():

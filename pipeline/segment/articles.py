@@ -1,7 +1,7 @@
 """The numbers of the articles, decoded jointly: every numbered paragraph's OCR
 readings, and those its neighbours imply, chosen together by a Viterbi search over
-the sequence, so that the sequence corrects each reading ('78.' between 72 and 74 is
-73). Ordinal list items ('1°.', OCR'd 'jo.' for '2°.') are told apart in the same
+the sequence, so that the sequence corrects each reading ('58.' between 52 and 54 is
+53). Ordinal list items ('1°.', OCR'd '5o.' for '3°.') are told apart in the same
 search. Then the number as decided is written in place of the OCR's."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _readings(markers: list[Marker], run_on: bool, res: Resources, s: Articles) 
             for v, c in digits.readings(m.token, max_cost=s.max_cost).items():
                 add("article", v, c + extra)
             if glyphs.endswith(("o", "O")) and len(glyphs) > 1:
-                # 'jo.' can be '2°.': the degree sign read as an o
+                # '5o.' can be '3°.': the degree sign read as an o
                 for v, c in digits.readings(glyphs[:-1], max_cost=s.degree_max_cost).items():
                     add("ordinal", v, c + s.degree_as_o)
         elif m.kind == "ordinal":
@@ -189,7 +189,7 @@ def roman(n: int) -> str:
 
 
 def write_number(d: Draft, res: Resources) -> MappedText:
-    """Write the decoded number in place of the OCR'd one ('i3.' → '13.')."""
+    """Write the decoded number in place of the OCR'd one ('i7.' → '17.')."""
     settings = SegmentSettings.default()
     s = settings.articles
     t = d.text
