@@ -53,6 +53,7 @@ class Lexicon:
         hy = data["hyphens"]
         self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
         self.hyphen_suffixes = {w.lower() for w in hy["suffixes"]}
+        self.hyphen_always = {w.lower() for w in hy["always"]}
         self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
         self._period_memo: dict[str, bool] = {}
         self._best_memo: dict[str, float] = {}
@@ -183,3 +184,15 @@ class Lexicon:
         last = regex.split(r"[-']", l)[-1]
         first = r.split("-")[0]
         return last in self.hyphen_prefixes or l in self.hyphen_prefixes or first in self.hyphen_suffixes
+
+    def hyphen_joins(self, left: str, right: str) -> bool:
+        """Whether two words the OCR ran together, with no mark between them, are written
+        'left-right'. Stricter than a hyphen printed at a line end, where the question is
+        only whether to keep it: here either side alone proves nothing ('peut faire' and
+        'peut-être', 'met le roi' and 'mets-le'), so both must say so ('vingt-un'), or the
+        second be a word that is always hyphened to the one before ('lui-même', 'celui-ci')."""
+        l, r = left.lower().replace("’", "'"), right.lower().replace("’", "'")
+        last = regex.split(r"[-']", l)[-1]
+        first = r.split("-")[0]
+        return first in self.hyphen_always or ((last in self.hyphen_prefixes or l in self.hyphen_prefixes)
+                                               and first in self.hyphen_suffixes)

@@ -210,6 +210,14 @@ class ContextReader:
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
 
 
+    def vetoes(self, printed: str, reading: str, prev: str, nxt: str) -> bool:
+        """Whether the sentence says the printed word and not the reading the engine, which
+        judges a word alone, would make of it: the reading fits its neighbours
+        ``realword_veto`` worse ('cf. no 12', 'no' the numéro, not 'ne')."""
+        seq = self.sequence
+        worse = seq.around(prev, _normal(printed), nxt, printed=True) - seq.around(prev, _normal(reading), nxt)
+        return worse >= self.settings.realword_veto
+
     # -- words joined and parted ------------------------------------------------------------
 
     def _chain(self, words: list[str], prev: str, nxt: str, printed: bool) -> float:
@@ -384,7 +392,7 @@ class ContextReader:
             for b, cb in self._parts(lower[k:], None):
                 for a, ca in firsts:
                     cost = ca + cb + (sg.apostrophe if a.endswith("'") else sg.space)
-                    joiner = "" if a.endswith("'") else "-" if self.lexicon.hyphen_is_real(a, b) else " "
+                    joiner = "" if a.endswith("'") else "-" if self.lexicon.hyphen_joins(a, b) else " "
                     out.append((_normal(a), _normal(b), f"{a}{joiner}{b}", cost))
         return out
 

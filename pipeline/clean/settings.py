@@ -49,6 +49,7 @@ class JoinedWords:
     part_min_length: int
     both_min_length: int
     corrector_max_cost: float
+    book_min_count: int
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class ContextSettings:
     nonword_lead: float
     unknown_logp: float
     suggestion_margin: float
+    realword_veto: float
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ joined words); last the correction engine, word by word (clean/correct.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import bisect
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 import regex
@@ -162,6 +163,7 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     corrector = ctx.corrector
     skip_until = _marker_end(text, ctx)
     tokens = list(_TOKEN.finditer(text))
+    neighbours = None  # the sequence model's tokens, read only when a real word is to be changed
     for k, m in enumerate(tokens):
         if m.start() < skip_until:
             continue
@@ -181,11 +183,31 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
+        if d.applied and d.fix == "clean.real_word" and ctx.reader is not None:
+            if neighbours is None:
+                neighbours = _Neighbours(text)
+            if ctx.reader.vetoes(word, d.word, *neighbours.around(m.start())):
+                d = replace(d, applied=False)  # the sentence says the print: an editor's to decide
         if d.applied:
             yield Edit(m.start(), m.end(), d.word, d.fix, d.confidence)
         elif ctx.raw_of is not None:
             a, b = ctx.raw_of(m.start(), m.end())
             ctx.suggestions.append(Suggestion(a, b, word, d.word, d.fix, d.confidence))
+
+
+class _Neighbours:
+    """The tokens of a paragraph as the sequence model counts them, to find a word's."""
+
+    def __init__(self, text: str):
+        self.tokens = token_spans(text)
+        self.starts = [a for _, a, _ in self.tokens]
+
+    def around(self, start: int) -> tuple[str, str]:
+        """The tokens before and after the one at ``start``."""
+        i = bisect.bisect_left(self.starts, start)
+        prev = self.tokens[i - 1][0] if i > 0 else "."
+        nxt = self.tokens[i + 1][0] if i + 1 < len(self.tokens) else "."
+        return prev, nxt
 
 
 def _opens_sentence(text: str, start: int) -> bool:
@@ -390,6 +412,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue
         if len(word) < js.min_length or not word.isalpha() or lex.best_zipf(word) >= js.word_zipf:
             continue
+        if ctx.book.counts.get(word.lower(), 0) >= js.book_min_count:
+            continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
         splits = []
         for k in range(2, len(word) - 1):
             a, b = word[:k], word[k:]
@@ -403,7 +427,7 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue
         k = max(splits)[1]
         # a compound whose hyphen was lost ('peutêtre', 'vingtun') gets it back
-        joiner = "-" if lex.hyphen_is_real(word[:k], word[k:]) else " "
+        joiner = "-" if lex.hyphen_joins(word[:k], word[k:]) else " "
         yield Edit(m.start(), m.end(), f"{word[:k]}{joiner}{word[k:]}", "clean.joined_words", ctx.settings.confidence.joined_words)
 
 
