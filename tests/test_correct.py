@@ -355,8 +355,9 @@ def test_a_build_of_another_corpus_leaves_the_resources_book_as_it_was(res, plan
 def test_a_word_whose_first_glyph_may_be_an_elided_article_is_read_without_error(res):
     """The learned channel reads 'T' as "l'" ('Taccepte' for "l'accepte"): the index then
     offers "l'enclave" for 'Tenclave', which the sequence model has no count of. The
-    chapter must still be cleaned (it was an internal error of the whole chapter)."""
-    assert fixed(res, "Tenclave est perdue pour lui.") == "Tenclave est perdue pour lui."
+    chapter must still be cleaned (it was an internal error of the whole chapter), and the
+    corrector, which decides such readings, reads it."""
+    assert fixed(res, "Tenclave est perdue pour lui.") == "L'enclave est perdue pour lui."
 
 
 def test_the_next_word_calls_for_the_s_reading_even_printed_with_its_own_long_s():
@@ -396,6 +397,18 @@ def test_a_real_word_that_a_commoner_one_fits_as_well_is_left():
 
     sentence = "Celui qui se tait perd la partie."
     assert fixed(Resources(Path("corpus")), sentence) == sentence
+
+
+@pytest.mark.parametrize("printed,expected", [
+    # "l'" and a word, the OCR's one capital for the l and its apostrophe, inside a sentence
+    ("Il garde ainsi Tor et l'argent de la partie.", "Il garde ainsi l'or et l'argent de la partie."),
+    ("Il faut que Vadversaire joue le premier.", "Il faut que l'adversaire joue le premier."),
+    # names stay names
+    ("Il part ainsi pour Tours et revient.", "Il part ainsi pour Tours et revient."),
+    ("Le valet, que Pierre a joué, est perdu.", "Le valet, que Pierre a joué, est perdu."),
+])
+def test_a_capital_inside_a_sentence_read_as_an_elided_article_when_the_sentence_calls_for_it(res, printed, expected):
+    assert fixed(res, printed) == expected
 
 
 def test_a_real_word_the_engine_would_change_alone_is_left_when_the_sentence_says_the_print(res):

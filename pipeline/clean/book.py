@@ -160,7 +160,8 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     terms = domain.terms_of(own) | _name_words(res, games)
     settings = CleanSettings.default()
     cor = corrector(res)
-    reader = ContextReader(cor, book_sequence(res, source_file, text), settings.context, settings.segmentation, long_s)
+    reader = ContextReader(cor, book_sequence(res, source_file, text), settings.context, settings.segmentation, long_s,
+                           counts)
     return CleanContext(res, cor, BookContext(counts, long_s, terms, domain.bonus), settings, reader=reader)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Mapping
 from weakref import WeakKeyDictionary
 
 from rapidfuzz import process
@@ -49,8 +50,9 @@ class ContextReader:
     sequence model carries the book's counts)."""
 
     def __init__(self, corrector: Corrector, sequence: BookSequence, settings: ContextSettings,
-                 segmentation: SegmentationSettings, long_s: bool = False):
+                 segmentation: SegmentationSettings, long_s: bool = False, book: Mapping[str, int] | None = None):
         self.corrector = corrector
+        self.book = book if book is not None else {}  # how often the book prints each word (lower case)
         self.lexicon: Lexicon = corrector.lexicon
         self.sequence = sequence
         self.settings = settings
@@ -159,11 +161,14 @@ class ContextReader:
         if len(printed) < 2 or not printed.isalpha() or printed.isupper():
             return None
         if printed[0].isupper() and not sentence_start:
-            return None  # a name, a player ('C', 'Pierre'): not the sentence's to decide
+            # a name, a player ('C', 'Pierre'): not the sentence's to decide, unless the
+            # capital is an elided article the OCR ran into one glyph ('Tor' for "l'or")
+            return self._elided(printed, prev, nxt)
         lower = printed.lower()
         if self.lexicon.is_period_form(lower):
             return None
-        known = self.lexicon.zipf(printed) >= 1.0
+        zipf = self.lexicon.zipf(printed)
+        known = zipf >= 1.0
         st = self.settings
         seq = self.sequence
         if known:
@@ -172,6 +177,10 @@ class ContextReader:
                 return None
             base = seq.around(prev, _normal(lower), nxt, printed=True)
             margin, lead, max_cost, rival_cost = st.realword_margin, st.realword_lead, st.realword_max_cost, st.rival_max_cost
+            if zipf < st.rare_zipf and self.book.get(lower, 0) < st.rare_book_count:
+                # a "word" a few times in a hundred million ('xq', a typo the web repeats),
+                # and not the book's: weighed as a misreading is, its rarity in its fit
+                margin, lead, max_cost = st.nonword_margin, st.nonword_lead, st.rare_max_cost
         else:
             costs = {}
             cands = self.unknown_candidates(printed, prev)
@@ -217,6 +226,25 @@ class ContextReader:
         seq = self.sequence
         worse = seq.around(prev, _normal(printed), nxt, printed=True) - seq.around(prev, _normal(reading), nxt)
         return worse >= self.settings.realword_veto
+
+    def _elided(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
+        """A capitalised word inside a sentence read as "l'" and a word ("l'or" printed
+        'Tor': the l and its apostrophe seen as one capital), when the sentence calls for
+        them rather than for the print, as a name or as the word it spells."""
+        rest = printed[1:]
+        if len(rest) < 2 or not rest.islower() or rest[0] not in _VOWELS or self.index.zipf.get(rest, 0.0) < self.settings.min_zipf:
+            return None
+        reading = "l'" + rest
+        cost = self.corrector.model.cost(printed, reading, self.long_s)
+        sg = self.segmentation
+        if cost > sg.max_cost + self.segmentation.apostrophe:
+            return None
+        st = self.settings
+        keep = max(self.sequence.around_unknown(prev, nxt, st.unknown_logp),
+                   self.sequence.around(prev, _normal(printed.lower()), nxt, printed=True))
+        score = self._chain(["l'", _normal(rest)], prev, nxt, False) - st.weight * cost
+        d = self._choose([(score, reading, cost)], keep, sg.margin, "clean.context_word", printed, False)
+        return d if d is None else ContextDecision(reading, d.cost, d.confidence, d.applied, d.fix)
 
     # -- words joined and parted ------------------------------------------------------------
 

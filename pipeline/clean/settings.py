@@ -109,6 +109,9 @@ class ContextSettings:
     unknown_logp: float
     suggestion_margin: float
     realword_veto: float
+    rare_zipf: float
+    rare_book_count: int
+    rare_max_cost: float
 
 
 @dataclass(frozen=True)

@@ -239,6 +239,8 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
     reader, skip_until, toks = _reading(text, ctx)
     prev = "."
     for k, (tok, a, b) in enumerate(toks):
+        if b <= skip_until:
+            continue  # the article's number: its text opens a sentence after it
         word = text[a:b]
         nxt = toks[k + 1][0] if k + 1 < len(toks) else "."
         d = None
