@@ -61,6 +61,8 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     # clean: the correction engine
     Fix("clean.number_in_list", "number", "letters read for digits among numbers ('par lo et 9' → 'par 10 et 9')"),
     Fix("clean.elision", "spelling", "the lost apostrophe of an elided word restored ('n ont' → 'n'ont')"),
+    Fix("clean.stray_apostrophe", "spelling",
+        "an apostrophe that elides nothing removed, or read as the accent of an é printed apart (\"un 'atout\" → 'un atout', \"associe'\" → 'associé')"),
     Fix("clean.split_word", "spelling", "a word the OCR cut in two joined again ('N ommant' → 'Nommant')"),
     Fix("clean.joined_words", "spelling", "two words the OCR ran together parted ('quitde' → 'quit de', 'peutêtre' → 'peut-être')"),
     Fix("clean.non_word", "spelling",

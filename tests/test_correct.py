@@ -417,3 +417,15 @@ def test_a_real_word_the_engine_would_change_alone_is_left_when_the_sentence_say
     assert (text, edits) == ("Il a vu le no 12 du tableau.", [])
     ctx = chapter_context("Il a vu le no 12 du tableau.", res)
     assert ctx.reader.vetoes("no", "ne", "le", "<n>") and not ctx.reader.vetoes("no", "ne", ".", "<n>")
+
+
+@pytest.mark.parametrize("printed,expected", [
+    ("Il joue un 'atout et gagne.", "Il joue un atout et gagne."),  # a speck before a word
+    ("Il est associe' avec lui.", "Il est associé avec lui."),  # an é's accent printed apart
+    # elisions, quotations and period apostrophes stay
+    ("Il dit que l 'on joue.", "Il dit que l'on joue."),
+    ("Le mot 'aime' est court.", "Le mot 'aime' est court."),
+    ("Il n'en a pas grand' chose.", "Il n'en a pas grand' chose."),
+])
+def test_an_apostrophe_that_elides_nothing(res, printed, expected):
+    assert fixed(res, printed) == expected

@@ -372,6 +372,35 @@ _PAIR = regex.compile(r"(?<![\p{L}'’])(\p{L}+) (\p{L}+)(?![\p{L}'’])")
 _REAL_LETTERS = {"a", "à", "y", "ô", "o", "A", "À", "Y", "Ô", "O"}
 
 
+# an apostrophe that elides nothing: after a space (the elided word's, "l ’on", joined
+# before this step), or after a word's last e, where the OCR printed an é's accent apart
+_LEADING_APOSTROPHE = regex.compile(r"(?<=^|[\s(«])['’](?=\p{Ll})")
+_ACCENT_APART = regex.compile(r"(?<=\p{L})e['’](?=[\s,.;:!?»)]|$)")
+_ELIDED_WORDS = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu",
+                           "quelqu", "presqu", "entr", "grand"])
+
+
+def _stray_apostrophes(text: str, ctx: CleanContext) -> Iterable[Edit]:
+    """"un 'atout" → 'un atout', 'il est associe'' → 'il est associé'."""
+    lex = ctx.res.lexicon
+    confidence = ctx.settings.confidence.stray_apostrophe
+    for m in _LEADING_APOSTROPHE.finditer(text):
+        before = text[: m.start()].rstrip()
+        last = regex.search(r"\p{L}+$", before)
+        if last is not None and last.group().lower() in _ELIDED_WORDS and before == text[: m.start() - 1].rstrip():
+            continue  # "l 'on": an elision with a space in it
+        if regex.search(r"\p{L}['’](?:[\s,.;:!?»)]|$)", text[m.end(): m.end() + 80].split(".")[0]):
+            continue  # a quotation closed further on
+        yield Edit(m.start(), m.end(), "", "clean.stray_apostrophe", confidence)
+    for m in _ACCENT_APART.finditer(text):
+        w = regex.search(r"\p{L}+$", text[max(0, m.start() - 40): m.start()])
+        if w is None or text[max(0, m.start() - len(w.group()) - 1): m.start() - len(w.group())] in ("'", "’"):
+            continue  # "'aime'": a word in quotation marks
+        word = w.group() + "é"
+        if len(word) > 2 and lex.known(word, 3.0) and w.group().lower() not in _ELIDED_WORDS:
+            yield Edit(m.start(), m.end(), "é", "clean.stray_apostrophe", confidence)
+
+
 def _split_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     """'N ommant', 'j oue', 'S i': a word the OCR cut in two, when neither half is a word."""
     lex = ctx.res.lexicon
@@ -464,6 +493,7 @@ STEPS: tuple[Step, ...] = (
     Step(("clean.spacing",), _spacing),
     Step(("clean.number_in_list",), _numbers_in_lists),
     Step(("clean.elision",), _elision),
+    Step(("clean.stray_apostrophe",), _stray_apostrophes),
     Step(("clean.split_word",), _split_words),
     Step(("clean.joined_words",), _joined_words),
     Step(("clean.non_word", "clean.real_word", "clean.long_s"), _words),
