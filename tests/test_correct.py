@@ -429,3 +429,17 @@ def test_a_real_word_the_engine_would_change_alone_is_left_when_the_sentence_say
 ])
 def test_an_apostrophe_that_elides_nothing(res, printed, expected):
     assert fixed(res, printed) == expected
+
+
+@pytest.mark.parametrize("printed,expected", [
+    # an accent the sentence refuses, a speck above the letter: taken off
+    ("Il est hors dé la partie.", "Il est hors de la partie."),
+    ("Celui qui à perdu paye.", "Celui qui a perdu paye."),
+    # the period's accents stay, and are not even suggested otherwise
+    ("Il part dés que le jour paraît.", "Il part dés que le jour paraît."),
+    ("La piéce est jouée selon la régle.", "La piéce est jouée selon la régle."),
+    ("Il joue à la fois à cœur et à pique.", "Il joue à la fois à cœur et à pique."),
+])
+def test_an_accent_taken_off_only_when_the_sentence_refuses_it(res, printed, expected):
+    text, edits = fix_and_explain(printed, res)
+    assert (text, {e.fix for e in edits}) == (expected, {"clean.context_word"} if expected != printed else set())

@@ -119,6 +119,18 @@ class ContextReader:
             self._candidates[printed] = hit
         return hit
 
+    def _unaccented(self, lower: str) -> str | None:
+        """The printed word without its accents, if a common word ('dé' → 'de', 'à' → 'a'):
+        the only change of accents a sentence may make, for a speck above a letter reads
+        as an accent, while the period spelled with other accents, not with more ('dés
+        que' for 'dès que' stays)."""
+        bare = fold_letters(lower)
+        if bare == lower or self.lexicon.zipf(bare) < self.settings.min_zipf:
+            return None
+        if self.sequence.model.ids and _normal(bare) not in self.sequence.model.ids:
+            return None  # 'regle' is counted as the Littré's 'règle': no word of its own
+        return bare
+
     def unknown_candidates(self, printed: str, prev: str) -> list[str]:
         """The words an unknown word may have been misread from: those the index finds,
         and the words that follow the previous one in the counts, near in spelling
@@ -158,8 +170,10 @@ class ContextReader:
         return self._decided[key]
 
     def _decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
-        if len(printed) < 2 or not printed.isalpha() or printed.isupper():
+        if not printed.isalpha() or (len(printed) > 1 and printed.isupper()):
             return None
+        if len(printed) < 2 and (printed.isupper() or self._unaccented(printed) is None):
+            return None  # a letter alone ('C', a player) is read as another only for its accent ('à' for 'a')
         if printed[0].isupper() and not sentence_start:
             # a name, a player ('C', 'Pierre'): not the sentence's to decide, unless the
             # capital is an elided article the OCR ran into one glyph ('Tor' for "l'or")
@@ -172,7 +186,10 @@ class ContextReader:
         st = self.settings
         seq = self.sequence
         if known:
-            costs = dict(self.known_candidates(printed))
+            costs = dict(self.known_candidates(printed)) if len(printed) > 1 else {}
+            bare = self._unaccented(lower)
+            if bare is not None:
+                costs[bare] = self._cost(printed, bare)
             if not costs:
                 return None
             base = seq.around(prev, _normal(lower), nxt, printed=True)
@@ -211,9 +228,12 @@ class ContextReader:
         score, best, cost = scored[0]
         runner_up = scored[1][0] if len(scored) > 1 else base
         gain, ahead = score - base, score - max(runner_up, base)
+        accent = known and best == self._unaccented(lower)
+        if accent:
+            margin = st.accent_margin  # an accent the print has and the sentence refuses: a speck, or the period's
         applied = gain >= margin and score - runner_up >= lead and cost <= max_cost
-        if not applied and (gain < st.suggestion_margin or cost > max_cost):
-            return None
+        if not applied and (gain < st.suggestion_margin or cost > max_cost or accent):
+            return None  # (an accent below the margin is most often the period's: not even suggested)
         confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
         fix = "clean.context_word" if known else "clean.context_nonword"
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)

@@ -113,6 +113,7 @@ class ContextSettings:
     rare_zipf: float
     rare_book_count: int
     rare_max_cost: float
+    accent_margin: float
 
 
 @dataclass(frozen=True)
