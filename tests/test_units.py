@@ -122,3 +122,10 @@ def test_fix_and_explain_says_what_it_did(res):
 def test_clean_leaves_period_spelling_and_words_alone(res):
     sentence = "Il avoit fçu dans le tems que les savans & les joueurs connoissoient ce jeu."
     assert fix_and_explain(sentence, res) == (sentence, [])
+
+
+def test_a_bracket_and_an_apostrophe_are_the_stem_and_bowl_of_a_p(res):
+    text, edits = fix_and_explain("Il peut l'appeler, ['ourvu qu'il la nomme.", res)
+    assert (text, [(e.before, e.after, e.fix) for e in edits]) == (
+        "Il peut l'appeler, pourvu qu'il la nomme.", [("['", "p", "clean.bracket_p")])
+    assert fix_and_explain("Il [l'autre] joue.", res)[0] == "Il [l'autre] joue."

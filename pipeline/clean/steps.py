@@ -94,7 +94,7 @@ def _letter_spacing(text: str, ctx: CleanContext) -> Iterable[Edit]:
 
 # Glyph debris the OCR makes of a 'p' ('cou[)er', 'ap|>el', 'j)lus') and of a 'q'
 # ('«juatre', '<|ue', '(|ui'), recognised only inside a word.
-_P_DEBRIS = regex.compile(r"(?<=\p{L}|^|[\s'’])(?:\[\)|\|\)|\|>|\]\)|\{\)|\[i(?=\p{Ll})|j\)(?=\p{L}))(?=\p{L})")
+_P_DEBRIS = regex.compile(r"(?<=\p{L}|^|[\s'’])(?:\[\)|\|\)|\|>|\]\)|\{\)|\[i(?=\p{Ll})|\[['’](?=\p{Ll})|j\)(?=\p{L}))(?=\p{L})")
 _Q_DEBRIS = regex.compile(r"(?<=^|[\s'’])(?:«j|«\[|<\||\(\||\(\[)(?=[uü]\p{L}|[uü]['’])")
 
 
