@@ -375,6 +375,9 @@ def test_the_next_word_calls_for_the_s_reading_even_printed_with_its_own_long_s(
     ("Pierre peutfaire la vole quand il veut.", "Pierre peut faire la vole quand il veut."),
     ("Il joue luimême la première carte.", "Il joue lui-même la première carte."),
     ("On compte vingtun points pour la partie.", "On compte vingt-un points pour la partie."),
+    # three words run together
+    ("La carte est nulle si l'on jouesansdire le nombre.", "La carte est nulle si l'on joue sans dire le nombre."),
+    ("Il est maintenant à Chailland près de Laval.", "Il est maintenant à Chailland près de Laval."),  # a name
 ])
 def test_words_run_together_are_parted_with_a_space_or_the_compound_s_hyphen(res, printed, expected):
     assert fixed(res, printed) == expected

@@ -51,6 +51,7 @@ class JoinedWords:
     both_min_length: int
     corrector_max_cost: float
     book_min_count: int
+    three_part_zipf: float
 
 
 @dataclass(frozen=True)

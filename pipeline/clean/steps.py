@@ -432,8 +432,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     small = ctx.res.vocabulary.function_words
     js = ctx.settings.joined_words
 
-    def part(x: str) -> bool:
-        return x.lower() in small or (len(x) >= js.part_min_length and lex.best_zipf(x) >= js.part_zipf)
+    def part(x: str, least: float = js.part_zipf) -> bool:
+        return x.lower() in small or (len(x) >= js.part_min_length and lex.best_zipf(x) >= least)
 
     for m in _TOKEN.finditer(text):
         word = m.group()
@@ -445,21 +445,43 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue
         if ctx.book.counts.get(word.lower(), 0) >= js.book_min_count:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
-        splits = []
-        for k in range(2, len(word) - 1):
-            a, b = word[:k], word[k:]
-            if part(a) and part(b) and (a.lower() in small or b.lower() in small or min(len(a), len(b)) >= js.both_min_length):
-                splits.append((min(lex.best_zipf(a), lex.best_zipf(b)), k))
-        if not splits:
+        parts = _parted(word, part, lambda a, b: a.lower() in small or b.lower() in small
+                        or min(len(a), len(b)) >= js.both_min_length, lex.best_zipf, js.three_part_zipf)
+        if parts is None:
             continue
         # a misread single word is the corrector's, not two words
         d = ctx.corrector.decide(word, ctx.book)
         if d is not None and d.cost <= js.corrector_max_cost:
             continue
-        k = max(splits)[1]
         # a compound whose hyphen was lost ('peutêtre', 'vingtun') gets it back
-        joiner = "-" if lex.hyphen_joins(word[:k], word[k:]) else " "
-        yield Edit(m.start(), m.end(), f"{word[:k]}{joiner}{word[k:]}", "clean.joined_words", ctx.settings.confidence.joined_words)
+        out = parts[0]
+        for a, b in zip(parts, parts[1:]):
+            out += ("-" if lex.hyphen_joins(a, b) else " ") + b
+        yield Edit(m.start(), m.end(), out, "clean.joined_words", ctx.settings.confidence.joined_words)
+
+
+def _parted(word: str, part: Callable[..., bool], pair: Callable[[str, str], bool],
+            zipf: Callable[[str], float], three_zipf: float) -> list[str] | None:
+    """The words a token is run together from: two if it can be two, the cut whose rarer
+    word is the commonest; else three ('jouesansdire'), each next two as two would be,
+    each word at least ``three_zipf`` common (a token that is exactly three words is
+    less likely one word misread than one that is two)."""
+    two = [(min(zipf(a), zipf(b)), [a, b]) for k in range(2, len(word) - 1)
+           for a, b in [(word[:k], word[k:])] if part(a) and part(b) and pair(a, b)]
+    if two:
+        return max(two)[1]
+    if not word.islower():
+        return None  # 'Chailland' is a name, not 'Cha il land'
+    three = []
+    for k in range(2, len(word) - 3):
+        a = word[:k]
+        if not part(a, three_zipf):
+            continue
+        for j in range(k + 2, len(word) - 1):
+            b, c = word[k:j], word[j:]
+            if part(b, three_zipf) and part(c, three_zipf) and pair(a, b) and pair(b, c):
+                three.append((min(zipf(a), zipf(b), zipf(c)), [a, b, c]))
+    return max(three)[1] if three else None
 
 
 _HYPHENATED = regex.compile(r"[\p{L}'’]+(?:-[\p{L}'’]+)+")
