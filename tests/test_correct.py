@@ -446,3 +446,12 @@ def test_an_apostrophe_that_elides_nothing(res, printed, expected):
 def test_an_accent_taken_off_only_when_the_sentence_refuses_it(res, printed, expected):
     text, edits = fix_and_explain(printed, res)
     assert (text, {e.fix for e in edits}) == (expected, {"clean.context_word"} if expected != printed else set())
+
+
+def test_a_capital_after_a_small_letter_is_a_misread_glyph_not_a_word(res):
+    # no book prints 'adverMire': read as the likeliest word, far enough ahead of the next
+    text, edits = fix_and_explain("Il prévient son adverMire avant de jouer.", res)
+    assert (text, [(e.before, e.after, e.fix) for e in edits]) == (
+        "Il prévient son adversaire avant de jouer.", [("adverMire", "adversaire", "clean.context_nonword")])
+    # capitals then small letters are a numeral's or a title's
+    assert fixed(res, "Au XVIIIe siècle, Mlle Dupont jouait ainsi.") == "Au XVIIIe siècle, Mlle Dupont jouait ainsi."

@@ -203,7 +203,9 @@ class ContextReader:
             cands = self.unknown_candidates(printed, prev)
             if not cands:
                 return None
-            base = seq.around_unknown(prev, nxt, st.unknown_logp)
+            # a capital after a word's first letter ('advcrSaire') is a glyph no book prints there
+            inner = any(a.islower() and b.isupper() for a, b in zip(printed, printed[1:]))  # not 'XVIIIe
+            base = seq.around_unknown(prev, nxt, st.unknown_logp) + (st.inner_capital_logp if inner else 0.0)
             margin, lead, max_cost = st.nonword_margin, st.nonword_lead, st.nonword_max_cost
             rival_cost = max_cost
         # branch and bound: a candidate scores at most how well it fits (its cost is

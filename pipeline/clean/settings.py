@@ -115,6 +115,7 @@ class ContextSettings:
     rare_book_count: int
     rare_max_cost: float
     accent_margin: float
+    inner_capital_logp: float
 
 
 @dataclass(frozen=True)
