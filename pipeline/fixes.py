@@ -54,6 +54,8 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("clean.typography", "typography", "ligatures and the long s written as plain letters ('ﬁ' → 'fi', 'ſ' → 's')"),
     Fix("clean.letter_spacing", "typography", "capitals spaced for display joined into their word ('Q U A D R I L L E' → 'QUADRILLE')"),
     Fix("clean.stray_mark", "typography", "marks standing alone that belong to no word removed ('■', '^', '|')"),
+    Fix("clean.debris_mark", "typography",
+        "a comma the OCR read as '»' (closing no '«'), and specks run into a word's end or between two words, put right ('aussitôt» s'il' → 'aussitôt, s'il', 'roi^ et' → 'roi et')"),
     Fix("clean.spacing", "layout", "one space between words, none before a punctuation mark or after an opening bracket ('mal , il' → 'mal, il')"),
     Fix("clean.bracket_p", "spelling", "bracket debris the OCR made of a p read as p ('cou[)er' → 'couper')"),
     Fix("clean.bracket_q", "spelling", "bracket debris the OCR made of a q read as q ('«juatre' → 'quatre')"),

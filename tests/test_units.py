@@ -129,3 +129,17 @@ def test_a_bracket_and_an_apostrophe_are_the_stem_and_bowl_of_a_p(res):
     assert (text, [(e.before, e.after, e.fix) for e in edits]) == (
         "Il peut l'appeler, pourvu qu'il la nomme.", [("['", "p", "clean.bracket_p")])
     assert fix_and_explain("Il [l'autre] joue.", res)[0] == "Il [l'autre] joue."
+
+
+@pytest.mark.parametrize("printed,expected", [
+    # '»' closing no '«': a comma the OCR misread, after a whole word
+    ("Il doit le montrer aussitôt» s'il est sûr.", "Il doit le montrer aussitôt, s'il est sûr."),
+    ("Il doit montrer quinze » sinon il perd.", "Il doit montrer quinze, sinon il perd."),
+    # specks run into a word's end, or between two words
+    ("Il joue le roi^ et la dame^, puis son^partenaire joue.", "Il joue le roi et la dame, puis son partenaire joue."),
+    # a quotation, a letter read as '»', a speck inside a broken word: not these
+    ("Il dit « je passe » et joue.", "Il dit « je passe » et joue."),
+    ("Il joue la dam» sur la table.", "Il joue la dam» sur la table."),  # (the letter left to an editor)
+])
+def test_marks_the_ocr_made_of_a_comma_or_of_specks(res, printed, expected):
+    assert fix_and_explain(printed, res)[0] == expected

@@ -17,6 +17,7 @@ class Confidence:
     bracket_p: float
     bracket_q: float
     stray_mark: float
+    debris_mark: float
     stray_apostrophe: float
     spacing: float
     digits_in_number: float

@@ -119,6 +119,35 @@ def _stray_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
         yield Edit(start, end, "", "clean.stray_mark", ctx.settings.confidence.stray_mark)
 
 
+# A mark the OCR made of a comma: '»' closing no '«' of its paragraph, after a whole word
+# and before the next one (detached, or run into a word it cannot belong to); and
+# specks ('^', '£') run into a word's end, or between two words.
+_CLOSING_GUILLEMET = regex.compile(r"(?<=(\p{L}+))( ?)»(?= \p{Ll})")
+_GUILLEMET_LETTERS = ("e", "s")  # the letters the OCR reads as '»' at a word's end ('dam»', 'plu»')
+_SPECK = regex.compile(r"(?<=(\p{L}+)['’]?)[\^£](?=([\s,.;:!?]|$|\p{L}{3,}))")
+
+
+def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
+    """'aussitôt» s'il' → 'aussitôt, s'il', 'le roi^ et' → 'le roi et', 'son^partenaire'
+    → 'son partenaire'."""
+    lex = ctx.res.lexicon
+    conf = ctx.settings.confidence
+    for m in _CLOSING_GUILLEMET.finditer(text):
+        word = m.group(1)
+        if "«" in text[: m.start()] or not (m.group(2) or (lex.known(word, 3.0) and not any(
+                lex.known(word + x, 3.0) for x in _GUILLEMET_LETTERS))):
+            continue  # a quotation closed; or a letter the OCR read as '»' ('dam»'), the corrector's
+        yield Edit(m.start(), m.end(), ",", "clean.debris_mark", conf.debris_mark)
+    for m in _SPECK.finditer(text):
+        following = m.group(2)
+        if following[:1].isalpha():
+            if len(m.group(1)) < 3 or not lex.known(m.group(1), 4.0):
+                continue  # inside a word the OCR broke ('rnan^er', 'pr^ier'): the corrector's
+            yield Edit(m.start(), m.end(), " ", "clean.debris_mark", conf.debris_mark)
+        else:
+            yield Edit(m.start(), m.end(), "", "clean.debris_mark", conf.debris_mark)
+
+
 # One space between words; none before , . ) ; : ! ? or after ( (the gold convention).
 _SPACE_BEFORE = regex.compile(r"(?<=\S)[ \t]+(?=[,.;:!?)](?:\s|$|[,.;:!?)\"»]))")
 _SPACE_AFTER = regex.compile(r"(?<=\()[ \t]+")
@@ -511,6 +540,7 @@ STEPS: tuple[Step, ...] = (
     Step(("clean.bracket_p",), _bracket_p),
     Step(("clean.bracket_q",), _bracket_q),
     Step(("clean.stray_mark",), _stray_marks),
+    Step(("clean.debris_mark",), _debris_marks),
     Step(("clean.digits_in_number",), _digits_in_numbers),
     Step(("clean.spacing",), _spacing),
     Step(("clean.number_in_list",), _numbers_in_lists),
