@@ -25,9 +25,13 @@ def components_needed(patterns: Iterable[list[dict]]) -> tuple[str, ...]:
     """The model's components the patterns' token attributes need (rules.toml
     [model.needs]), in the model's order; () when the tokenizer is enough."""
     needs = data.load("rules")["model"]["needs"]
-    wanted = {c for pattern in patterns for tok in pattern for attr in tok if attr != "OP"
-              for c in needs.get(attr.upper(), ())}
+    wanted = {c for attr in attributes_read(patterns) for c in needs.get(attr, ())}
     return tuple(c for c in model_components() if c in wanted)
+
+
+def attributes_read(patterns: Iterable[list[dict]]) -> frozenset[str]:
+    """The token attributes the patterns read ('LOWER', 'LEMMA' …)."""
+    return frozenset(attr.upper() for pattern in patterns for tok in pattern for attr in tok if attr != "OP")
 
 
 @lru_cache(maxsize=1)
@@ -53,10 +57,16 @@ def model_version() -> str:
 
 
 @lru_cache(maxsize=4)
-def load_model(components: tuple[str, ...] = ()):
+def load_model(components: tuple[str, ...] = (), text_only: bool = False):
     """spaCy's French model with only these components besides its tokenizer, loaded
-    once per process (the whole model takes seconds, its tokenizer a fraction) and
-    shared by every extractor, which only reads texts with it."""
+    once per process (the whole model takes seconds) and shared by every extractor,
+    which only reads texts with it. With no component, for patterns that read only the
+    tokens' text (``text_only``), its tokenizer alone, built without spaCy's French
+    language class, whose import costs seconds (pipeline/link/tokenizer.py)."""
+    if not components and text_only:
+        from .tokenizer import load_tokenizer
+
+        return load_tokenizer(_model_path())
     import spacy
 
     return spacy.load(MODEL, exclude=[c for c in model_components() if c not in components])
@@ -136,8 +146,13 @@ class Extractor:
 
     @cached_property
     def nlp(self):
+        """What reads a text into tokens: a spaCy ``Language``, or its tokenizer alone
+        when the patterns read only the tokens' text (both called and ``pipe``d alike)."""
         if self._nlp is None:
-            self._nlp = load_model(self.components)
+            from .tokenizer import TEXT_ATTRS
+
+            patterns = [p for patterns in self.patterns.values() for p in patterns]
+            self._nlp = load_model(self.components, attributes_read(patterns) <= TEXT_ATTRS)
         return self._nlp
 
     @cached_property
