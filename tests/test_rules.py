@@ -253,7 +253,28 @@ def test_the_rules_table_is_the_same_with_the_whole_model(built_db, tmp_path, mo
         assert row == expected
 
 
-# -- the tokenizer: fast, and the tokens of spaCy's own --------------------------------------------
+# -- the tokenizer and the matchers: fast, and the tokens and matches of spaCy's own ------------
+
+def _reference_matches(extractor, doc) -> list[tuple[str, int, int]]:
+    """What spaCy's Matcher finds with every pattern, in its order."""
+    from spacy.matcher import Matcher
+
+    matcher = Matcher(doc.vocab)
+    for label, patterns in extractor.patterns.items():
+        matcher.add(label, patterns)
+    return [(doc.vocab.strings[m], s, e) for m, s, e in matcher(doc)]
+
+
+def test_the_matches_are_those_of_spacys_matcher_in_its_order(extractor):
+    # a wildcard pattern ('ne … peut'), choices, two recipients at one place ('à chacun', 'à chacun des joueurs')
+    text = ("3. Si celui qui mêle ne le peut, il paye deux jetons à chacun des joueurs, et personne ne doit "
+            "regarder; le banquier perd ce qu'il y a au jeu s'il n'y a pas moyen de refaire.")
+    doc = extractor.nlp(text)
+    found = extractor.matches(doc)
+    assert found == _reference_matches(extractor, doc)
+    assert [m for m in found if m[1] == 14] == [("TO_each_other_player", 14, 16), ("TO_each_other_player", 14, 18)]
+    assert ("MOD_prohibition", 6, 9) in found  # "ne le peut": the Matcher's wildcard pattern
+
 
 TOKENS = ["L'", 'anti-jeu', "d'", "aujourd'hui", ':', 'celui-ci', 'a', '-t', '-il', 'payé', '3', 'jetons', '(',
           'voyez', 'p.', '12', ')', 'au', 'contre-jeu', ',', "qu'", 'on', 'dit', '«', "entr'acte", '»', '?',
@@ -317,6 +338,16 @@ def test_the_tokens_are_those_of_spacy_load_on_the_corpus_and_a_book(extractor, 
     assert len(texts) > 240
     for text in texts:
         assert tokens(extractor.nlp(text)) == tokens(reference(text))
+
+
+@pytest.mark.slow  # spaCy's Matcher with every pattern: seconds on the corpus
+def test_the_matches_are_those_of_spacys_matcher_on_the_corpus(extractor):
+    from pipeline.corpus import chapter_files
+    from tests.helpers import CORPUS
+
+    for f in chapter_files(CORPUS):
+        doc = extractor.nlp(f.read_text(encoding="utf-8"))
+        assert extractor.matches(doc) == _reference_matches(extractor, doc), f.name
 
 
 @pytest.mark.slow  # a fresh interpreter, to see what it imports
