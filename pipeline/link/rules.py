@@ -188,8 +188,8 @@ class Extractor:
         others (a wildcard, another attribute), with the words each of those needs
         somewhere in a text to match it. Both find the same spans; the phrase matcher
         walks each document once through a trie, where the Matcher tries every pattern
-        at every token, and with choices calls Python for each (twenty times slower on
-        these patterns)."""
+        at every token, and calls Python for each choice among words (on the 130-chapter
+        book of bench/book.py: 18.5 s for the Matcher, 1.1 s for the two, under load)."""
         from spacy.matcher import Matcher, PhraseMatcher
         from spacy.tokens import Doc
 
