@@ -50,7 +50,7 @@ def load_tokenizer(model: Path):
 
 def factor(pattern: str, big: int = BIG) -> str:
     """``pattern``, its top-level alternatives that differ in one place only merged
-    into one: ``^anti-[a-z]+$|^contre-[a-z]+$`` → ``^(?:anti-|contre-)[a-z]+$``, each
+    into one: ``^anti-[a-z]+$|^contre-[a-z]+$`` → ``(?:^anti-|^contre-)[a-z]+$``, each
     character class longer than ``big`` (with its quantifier) a fixed point the others
     are compared between. The two match the same strings (concatenation distributes over
     alternation); what differs is which alternative a match object names, which no
