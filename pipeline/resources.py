@@ -46,6 +46,7 @@ class Vocabulary:
     function_words: frozenset[str]
     sentence_openers: frozenset[str]
     division_words: frozenset[str]
+    never_last: frozenset[str]
 
     @classmethod
     def load(cls) -> "Vocabulary":
@@ -61,6 +62,7 @@ class Vocabulary:
             function_words=frozenset(_plain(w) for w in d["paragraphs"]["function_words"]),
             sentence_openers=frozenset(_plain(w) for w in d["sentence_openers"]),
             division_words=frozenset(fold(w) for w in d["division_words"]),
+            never_last=frozenset(_plain(w) for w in d["never_last"]),
         )
 
 

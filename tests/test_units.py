@@ -143,3 +143,16 @@ def test_a_bracket_and_an_apostrophe_are_the_stem_and_bowl_of_a_p(res):
 ])
 def test_marks_the_ocr_made_of_a_comma_or_of_specks(res, printed, expected):
     assert fix_and_explain(printed, res)[0] == expected
+
+
+@pytest.mark.parametrize("printed,expected", [
+    # a full stop after a word no sentence ends on is a speck
+    ("Il joue avec ses. adversaires et.le roi.", "Il joue avec ses adversaires et le roi."),
+    ("Il joue. Le roi perd; etc. les autres suivent.", "Il joue. Le roi perd; etc. les autres suivent."),
+    # a comma run into the next word gets its space; a number's comma does not
+    ("Il faut accuser,dans le cas, 1,5 fois.", "Il faut accuser, dans le cas, 1,5 fois."),
+    # an apostrophe standing alone between words is a speck; an elision with spaces is joined
+    ("Il est de même ' de tous pour l ' autre.", "Il est de même de tous pour l'autre."),
+])
+def test_specks_of_punctuation_between_words(res, printed, expected):
+    assert fix_and_explain(printed, res)[0] == expected

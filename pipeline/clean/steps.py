@@ -123,6 +123,7 @@ def _stray_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
 # and before the next one (detached, or run into a word it cannot belong to); and
 # specks ('^', '£') run into a word's end, or between two words.
 _CLOSING_GUILLEMET = regex.compile(r"(?<=(\p{L}+))( ?)»(?= \p{Ll})")
+_SPECK_STOP = regex.compile(r"(?<=(?:^|[\s(])(\p{L}+))\.(?=( ?)\p{Ll})")  # a capital after it may open a sentence
 _GUILLEMET_LETTERS = ("e", "s")  # the letters the OCR reads as '»' at a word's end ('dam»', 'plu»')
 _SPECK = regex.compile(r"(?<=(\p{L}+)['’]?)[\^£](?=([\s,.;:!?]|$|\p{L}{3,}))")
 
@@ -138,6 +139,10 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
                 lex.known(word + x, 3.0) for x in _GUILLEMET_LETTERS))):
             continue  # a quotation closed; or a letter the OCR read as '»' ('dam»'), the corrector's
         yield Edit(m.start(), m.end(), ",", "clean.debris_mark", conf.debris_mark)
+    never_last = ctx.res.vocabulary.never_last
+    for m in _SPECK_STOP.finditer(text):
+        if m.group(1).lower() in never_last:  # 'ses. adversaires': no sentence ends on 'ses'
+            yield Edit(m.start(), m.end(), "" if m.group(2) else " ", "clean.debris_mark", conf.debris_mark)
     for m in _SPECK.finditer(text):
         following = m.group(2)
         if following[:1].isalpha():
@@ -152,6 +157,8 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
 _SPACE_BEFORE = regex.compile(r"(?<=\S)[ \t]+(?=[,.;:!?)](?:\s|$|[,.;:!?)\"»]))")
 _SPACE_AFTER = regex.compile(r"(?<=\()[ \t]+")
 _MULTI_SPACE = regex.compile(r"[ \t]{2,}")
+_NO_SPACE_AFTER = regex.compile(r"(?<=\p{Ll})[,;](?=\p{Ll})")  # 'accuser,dans'; not '1,5'
+
 
 
 def _spacing(text: str, ctx: CleanContext) -> Iterable[Edit]:
@@ -163,6 +170,8 @@ def _spacing(text: str, ctx: CleanContext) -> Iterable[Edit]:
             if pattern is _SPACE_BEFORE and m.end() < len(text) and text[m.end()] == "." and text[m.start() - 1] in DIGITS + ".":
                 continue  # '7 1 .': a number's own spacing is the number's business
             edits[m.start()] = Edit(m.start(), m.end(), after, "clean.spacing", ctx.settings.confidence.spacing)
+    for m in _NO_SPACE_AFTER.finditer(text):
+        edits.setdefault(m.start(), Edit(m.start(), m.end(), m.group() + " ", "clean.spacing", ctx.settings.confidence.spacing))
     return sorted(edits.values(), key=lambda e: e.start)
 
 
@@ -404,6 +413,7 @@ _REAL_LETTERS = {"a", "à", "y", "ô", "o", "A", "À", "Y", "Ô", "O"}
 # an apostrophe that elides nothing: after a space (the elided word's, "l ’on", joined
 # before this step), or after a word's last e, where the OCR printed an é's accent apart
 _LEADING_APOSTROPHE = regex.compile(r"(?<=^|[\s(«])['’](?=\p{Ll})")
+_LONE_APOSTROPHE = regex.compile(r"(?<=\p{L}[,;]? )['’] (?=\p{L})")  # 'de même ' de tous'
 _ACCENT_APART = regex.compile(r"(?<=\p{L})e['’](?=[\s,.;:!?»)]|$)")
 _ELIDED_WORDS = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu",
                            "quelqu", "presqu", "entr", "grand"])
@@ -420,6 +430,8 @@ def _stray_apostrophes(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # "l 'on": an elision with a space in it
         if regex.search(r"\p{L}['’](?:[\s,.;:!?»)]|$)", text[m.end(): m.end() + 80].split(".")[0]):
             continue  # a quotation closed further on
+        yield Edit(m.start(), m.end(), "", "clean.stray_apostrophe", confidence)
+    for m in _LONE_APOSTROPHE.finditer(text):
         yield Edit(m.start(), m.end(), "", "clean.stray_apostrophe", confidence)
     for m in _ACCENT_APART.finditer(text):
         w = regex.search(r"\p{L}+$", text[max(0, m.start() - 40): m.start()])
