@@ -406,6 +406,9 @@ def test_a_real_word_that_a_commoner_one_fits_as_well_is_left():
     # "l'" and a word, the OCR's one capital for the l and its apostrophe, inside a sentence
     ("Il garde ainsi Tor et l'argent de la partie.", "Il garde ainsi l'or et l'argent de la partie."),
     ("Il faut que Vadversaire joue le premier.", "Il faut que l'adversaire joue le premier."),
+    # a word in its own right ('ton'), but then its capital too is a misreading
+    ("Il faut prévenir, sinon Ton perd ce qui est au jeu.", "Il faut prévenir, sinon l'on perd ce qui est au jeu."),
+    ("Il joue avec Tom et Pierre.", "Il joue avec Tom et Pierre."),
     # names stay names
     ("Il part ainsi pour Tours et revient.", "Il part ainsi pour Tours et revient."),
     ("Le valet, que Pierre a joué, est perdu.", "Le valet, que Pierre a joué, est perdu."),

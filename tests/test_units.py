@@ -139,7 +139,8 @@ def test_a_bracket_and_an_apostrophe_are_the_stem_and_bowl_of_a_p(res):
     ("Il joue le roi^ et la dame^, puis son^partenaire joue.", "Il joue le roi et la dame, puis son partenaire joue."),
     # a quotation, a letter read as '»', a speck inside a broken word: not these
     ("Il dit « je passe » et joue.", "Il dit « je passe » et joue."),
-    ("Il joue la dam» sur la table.", "Il joue la dam» sur la table."),  # (the letter left to an editor)
+    # a letter read as '»': the word it makes far commoner than the word without it
+    ("Il joue la dam» sur la table, et la plu» basse carte.", "Il joue la dame sur la table, et la plus basse carte."),
 ])
 def test_marks_the_ocr_made_of_a_comma_or_of_specks(res, printed, expected):
     assert fix_and_explain(printed, res)[0] == expected

@@ -262,8 +262,10 @@ class ContextReader:
         if cost > sg.max_cost + self.segmentation.apostrophe:
             return None
         st = self.settings
+        # kept as printed: a name, or the word it spells, whose capital must then be explained too
         keep = max(self.sequence.around_unknown(prev, nxt, st.unknown_logp),
-                   self.sequence.around(prev, _normal(printed.lower()), nxt, printed=True))
+                   self.sequence.around(prev, _normal(printed.lower()), nxt, printed=True)
+                   - st.weight * self.corrector.model.accent_or_case)
         score = self._chain(["l'", _normal(rest)], prev, nxt, False) - st.weight * cost
         d = self._choose([(score, reading, cost)], keep, sg.margin, "clean.context_word", printed, False)
         return d if d is None else ContextDecision(reading, d.cost, d.confidence, d.applied, d.fix)

@@ -135,9 +135,18 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
     conf = ctx.settings.confidence
     for m in _CLOSING_GUILLEMET.finditer(text):
         word = m.group(1)
-        if "«" in text[: m.start()] or not (m.group(2) or (lex.known(word, 3.0) and not any(
-                lex.known(word + x, 3.0) for x in _GUILLEMET_LETTERS))):
-            continue  # a quotation closed; or a letter the OCR read as '»' ('dam»'), the corrector's
+        if "«" in text[: m.start()]:
+            continue  # a quotation closed
+        if not m.group(2):
+            # run into the word: a letter the OCR read as '»' ('dam»' for 'dame'), when the
+            # word it makes is far commoner than the word without it
+            z = lex.best_zipf(word)
+            letters = sorted((lex.best_zipf(word + x), x) for x in _GUILLEMET_LETTERS)
+            if letters[-1][0] >= max(z + 1.0, 3.0):
+                yield Edit(m.start(), m.end(), letters[-1][1], "clean.debris_mark", conf.debris_mark)
+                continue
+            if z < 3.0:
+                continue  # no word, with it or without: the corrector's
         yield Edit(m.start(), m.end(), ",", "clean.debris_mark", conf.debris_mark)
     never_last = ctx.res.vocabulary.never_last
     for m in _SPECK_STOP.finditer(text):
