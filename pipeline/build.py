@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 
 from .cache import ChapterCache, chapter_digest, pipeline_version
 from .clean import clean
-from .clean.book import book_evidence, corpus_counts, corrector, count_corpus
+from .clean.book import book_evidence, book_mappings, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
 from .ingest import MAX_CHAPTER_BYTES, ingest
@@ -107,7 +107,7 @@ class ChapterResult:
     error: str | None = None
     rules: tuple | None = None  # RuleRecord of each of link.candidates(seg), in order
     rules_error: str | None = None
-    evidence: dict = field(default_factory=dict)  # word → count the cleaning read (Consulted.read)
+    evidence: dict = field(default_factory=dict)  # book's counts' name → what the cleaning read of them (Consulted.read)
     book: tuple[str, str] = ("", "")  # the book's candidate words it was cleaned with (book_evidence)
     times: dict[str, float] = field(default_factory=dict)
 
@@ -123,11 +123,10 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
         res.consulted = {}
         try:
             seg, err = _process_or_reason(raw, res, times, CHAPTER_STAGES[1:])
-            consulted = res.consulted.get("clean.counts")
+            evidence = {name: view.read for name, view in res.consulted.items()}
         finally:
             res.consulted = None
-    result = ChapterResult(raw.source_file, seg, err, times=times.seconds,
-                           evidence=consulted.read if consulted is not None else {})
+    result = ChapterResult(raw.source_file, seg, err, times=times.seconds, evidence=evidence)
     if seg is not None:
         twice, book_candidates = book_evidence(res)
         result.book = (twice, book_candidates())
@@ -220,7 +219,7 @@ def build(
     keys = {name: store.key(raw, res.proof_text(name)) for name, raw in raws.items()}
     todo = []
     with _timed(times, "cache"):
-        valid = store.validity(*book_evidence(res), corpus_counts(res)[0])
+        valid = store.validity(*book_evidence(res), book_mappings(res))
         for name, raw in raws.items():
             hit = None if full else store.load(keys[name])
             if hit is not None and valid(hit):

@@ -25,15 +25,13 @@ import sys
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from .clean.sequence import littre_identity
 from .files import temporary
 from .resources import Consulted, Resources
 
 if TYPE_CHECKING:
-    from collections import Counter
-
     from .build import ChapterResult
     from .records import BuildReport, RawChapter
 
@@ -109,11 +107,12 @@ class ChapterCache:
         os.replace(tmp, path)
 
     @staticmethod
-    def validity(twice: str, book_candidates: Callable[[], str], counts: Counter) -> Callable[[ChapterResult], bool]:
-        """Whether an entry's corpus-wide evidence holds in this corpus: the counts it
-        looked up, and the book's candidate words (from the words used twice, a cheap
-        digest; only when those differ, from the candidates themselves, which needs the
-        lexicon)."""
+    def validity(twice: str, book_candidates: Callable[[], str],
+                 mappings: dict[str, Mapping]) -> Callable[[ChapterResult], bool]:
+        """Whether an entry's corpus-wide evidence holds in this corpus: what it looked
+        up of each of the book's counts (``mappings``, by name), and the book's
+        candidate words (from the words used twice, a cheap digest; only when those
+        differ, from the candidates themselves, which needs the lexicon)."""
         known: dict[str, str] = {}
 
         def holds(result: ChapterResult) -> bool:
@@ -123,7 +122,8 @@ class ChapterCache:
                     known["candidates"] = book_candidates()
                 if candidates != known["candidates"]:
                     return False
-            return Consulted.holds(result.evidence, counts)
+            return all(name in mappings and Consulted.holds(read, mappings[name])
+                       for name, read in result.evidence.items())
 
         return holds
 

@@ -71,6 +71,52 @@ def test_chapters_whose_evidence_changed_are_processed_again(tmp_path):
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
 
+# three made-up chapters, each of its own game: what one reads of the book is its own words and pairs
+BOOK = {
+    "a.txt": "1. Au piquet, le premier en cartes écarte cinq cartes, et le second trois. "
+             "2. Celui qui a le point le plus haut le compte.\n",
+    "b.txt": "1. Au reversis, celui qui fait le moins de levées gagne la partie. "
+             "2. Le quinola est le valet de coeur.\n",
+    "c.txt": "1. Au boston, chaque joueur reçoit treize cartes. "
+             "2. Celui qui demande une couleur doit faire cinq levées.\n",
+}
+
+
+def _evidence(db: Path) -> dict[str, dict]:
+    """Each chapter's recorded evidence, from its cache entry beside ``db`` (one build's: an entry a chapter each)."""
+    store = ChapterCache(db.parent / "cache", "")
+    entries = [store.load(p.stem) for p in (db.parent / "cache").glob("*/*.chapter")]
+    return {r.source_file: r.evidence for r in entries if r is not None}
+
+
+@pytest.mark.slow  # five builds of three short chapters
+def test_a_changed_word_redoes_the_chapters_that_read_its_counts_only(tmp_path):
+    """A word of one chapter changed: the book's counts of its words and pairs change
+    (the pairs its neighbours start, everything normalised by the book's total under a
+    model that read them); each chapter is processed again only if what it read of
+    them changed, and the database is the one built afresh."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in BOOK.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    db = tmp_path / "out" / "academie.db"
+    assert build(corpus, db).cached == 0
+    read = _evidence(db)
+    assert set(read) == set(BOOK) and all(set(e) == {"clean.counts", "clean.sequence.words", "clean.sequence.pairs"}
+                                          for e in read.values())
+    # 'demande' → 'annonce': a word no other chapter prints, between words the others print ('qui', 'une')
+    assert not any(("qui", "annonce") in read[n]["clean.sequence.pairs"] for n in ("a.txt", "b.txt"))
+    _edit(corpus / "c.txt", "qui demande une", "qui annonce une")
+    again = build(corpus, db)
+    assert again.cached == 2  # a.txt and b.txt, though they read the book's counts of 'qui' and 'une'
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+    # a word another chapter read: 'reçoit' → 'compte', which a.txt prints
+    _edit(corpus / "c.txt", "reçoit", "compte")
+    assert build(corpus, db).cached == 1  # b.txt only
+    assert_same_database(db, _afresh(corpus, tmp_path / "b"))
+
+
 @pytest.mark.slow  # three builds of the corpus
 def test_full_ignores_the_cache_and_cache_dir_moves_it(tmp_path):
     corpus = _corpus(tmp_path)
