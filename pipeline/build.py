@@ -15,13 +15,13 @@ import os
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .cache import ChapterCache, pipeline_version
+from .cache import ChapterCache, chapter_digest, pipeline_version
 from .clean import clean
-from .clean.book import book_evidence, corpus_counts, corrector, count_corpus
+from .clean.book import book_evidence, book_mappings, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
 from .ingest import MAX_CHAPTER_BYTES, ingest
@@ -107,7 +107,7 @@ class ChapterResult:
     error: str | None = None
     rules: tuple | None = None  # RuleRecord of each of link.candidates(seg), in order
     rules_error: str | None = None
-    evidence: dict = field(default_factory=dict)  # word → count the cleaning read (Consulted.read)
+    evidence: dict = field(default_factory=dict)  # book's counts' name → what the cleaning read of them (Consulted.read)
     book: tuple[str, str] = ("", "")  # the book's candidate words it was cleaned with (book_evidence)
     times: dict[str, float] = field(default_factory=dict)
 
@@ -123,11 +123,10 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
         res.consulted = {}
         try:
             seg, err = _process_or_reason(raw, res, times, CHAPTER_STAGES[1:])
-            consulted = res.consulted.get("clean.counts")
+            evidence = {name: view.read for name, view in res.consulted.items()}
         finally:
             res.consulted = None
-    result = ChapterResult(raw.source_file, seg, err, times=times.seconds,
-                           evidence=consulted.read if consulted is not None else {})
+    result = ChapterResult(raw.source_file, seg, err, times=times.seconds, evidence=evidence)
     if seg is not None:
         twice, book_candidates = book_evidence(res)
         result.book = (twice, book_candidates())
@@ -197,6 +196,17 @@ def build(
     if not files:
         raise InputError(str(corpus), "no chapter files (*.txt, ALTO *.xml) in the corpus folder")
 
+    store = ChapterCache(Path(cache) if cache is not None else db_path.parent / "cache", pipeline_version(res))
+    with _timed(times, "cache"):
+        edition = store.edition_key({f.name: chapter_digest(f, res.proof_text(f.name)) for f in files}, corpus,
+                                    db_path, res.max_chapter_bytes or MAX_CHAPTER_BYTES)
+        # the database already this edition's: decided before any chapter is read or counted
+        kept = None if full or Path(res.corpus).resolve() != corpus.resolve() else store.published_report(db_path, edition)
+    if kept is not None:
+        times.add("total", time.perf_counter() - started)
+        kept.times = times.seconds
+        return kept
+
     raws: dict[str, RawChapter] = {}
     results: dict[str, ChapterResult] = {}
     with _timed(times, "ingest"):
@@ -206,11 +216,10 @@ def build(
             except InputError as exc:
                 results[f.name] = ChapterResult(f.name, None, exc.reason)
         count_corpus(res, raws.values(), corpus)
-    store = ChapterCache(Path(cache) if cache is not None else db_path.parent / "cache", pipeline_version(res))
     keys = {name: store.key(raw, res.proof_text(name)) for name, raw in raws.items()}
     todo = []
     with _timed(times, "cache"):
-        valid = store.validity(*book_evidence(res), corpus_counts(res)[0])
+        valid = store.validity(*book_evidence(res), book_mappings(res))
         for name, raw in raws.items():
             hit = None if full else store.load(keys[name])
             if hit is not None and valid(hit):
@@ -257,9 +266,9 @@ def build(
         # the corpus's own checks of its figures (corpus/checks/), found by citation
         checks, warnings = run_checks(corpus / "checks", built)
         report.diagnostics.extend(warnings)
-    unread = {name: f"unread: {r.error}" for name, r in results.items() if name not in raws}
-    edition = store.edition_key(keys | unread, corpus, db_path)
-    if report.cached == len(raws) and store.published(db_path) == edition:
+    _count(report, built, linked, checks)
+    mark = store.published(db_path)
+    if report.cached == len(raws) and mark is not None and mark.get("edition") == edition:
         report.up_to_date = True  # the database holds exactly this build: not written again
     else:
         with _timed(times, "publish"):
@@ -267,10 +276,10 @@ def build(
             publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, made,
                     checks)
             write_package([s for s, _ in made.values()], db_path.parent)
-            store.mark_published(db_path, edition)
+            complete = all(results[name].seg is not None for name in raws)
+            store.mark_published(db_path, edition, replace(report, published=True) if complete else None)
     report.published = True
     report.spacy = loaded_components(res)
-    _count(report, built, linked, checks)
     times.add("total", time.perf_counter() - started)
     return report
 

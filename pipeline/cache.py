@@ -22,19 +22,18 @@ import json
 import os
 import pickle
 import sys
+from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from .clean.sequence import littre_identity
 from .files import temporary
 from .resources import Consulted, Resources
 
 if TYPE_CHECKING:
-    from collections import Counter
-
     from .build import ChapterResult
-    from .records import RawChapter
+    from .records import BuildReport, RawChapter
 
 FORMAT = b"academie chapter cache 1\n"
 # the distributions whose versions a chapter's result depends on
@@ -108,11 +107,12 @@ class ChapterCache:
         os.replace(tmp, path)
 
     @staticmethod
-    def validity(twice: str, book_candidates: Callable[[], str], counts: Counter) -> Callable[[ChapterResult], bool]:
-        """Whether an entry's corpus-wide evidence holds in this corpus: the counts it
-        looked up, and the book's candidate words (from the words used twice, a cheap
-        digest; only when those differ, from the candidates themselves, which needs the
-        lexicon)."""
+    def validity(twice: str, book_candidates: Callable[[], str],
+                 mappings: dict[str, Mapping]) -> Callable[[ChapterResult], bool]:
+        """Whether an entry's corpus-wide evidence holds in this corpus: what it looked
+        up of each of the book's counts (``mappings``, by name), and the book's
+        candidate words (from the words used twice, a cheap digest; only when those
+        differ, from the candidates themselves, which needs the lexicon)."""
         known: dict[str, str] = {}
 
         def holds(result: ChapterResult) -> bool:
@@ -122,18 +122,22 @@ class ChapterCache:
                     known["candidates"] = book_candidates()
                 if candidates != known["candidates"]:
                     return False
-            return Consulted.holds(result.evidence, counts)
+            return all(name in mappings and Consulted.holds(read, mappings[name])
+                       for name, read in result.evidence.items())
 
         return holds
 
     # -- the database made from the entries ---------------------------------------------------
 
-    def edition_key(self, keys: dict[str, str], corpus: Path, db_path: Path) -> str:
-        """A digest of everything the database is made of: the chapters' entries, the
-        manifest, the corpus's checks and the schema."""
-        parts: list[str | bytes] = [self.version, str(db_path.resolve())]
-        for name in sorted(keys):
-            parts += [name, keys[name]]
+    def edition_key(self, chapters: dict[str, str], corpus: Path, db_path: Path, max_bytes: int) -> str:
+        """A digest of everything the database is made of, read without reading any
+        chapter as the build does: the pipeline's version, each chapter file's bytes
+        with its decisions (``chapter_digest``), the size a chapter may be, the
+        manifest, the corpus's checks and the schema. The book's counts are made of the
+        chapters' bytes, so they are digested too."""
+        parts: list[str | bytes] = [self.version, str(db_path.resolve()), str(max_bytes)]
+        for name in sorted(chapters):
+            parts += [name, chapters[name]]
         extra = [corpus / "manifest.toml", *sorted((corpus / "checks").glob("*.py")), *sorted(SCHEMA.glob("*.sql"))]
         for f in extra:
             parts += [str(f), f.read_bytes() if f.exists() else b""]
@@ -142,19 +146,72 @@ class ChapterCache:
     def _published_path(self, db_path: Path) -> Path:
         return self.folder / f"published-{_digest(str(db_path.resolve()))[:16]}.json"
 
-    def published(self, db_path: Path) -> str | None:
-        """The edition key of the database at ``db_path``, if this cache wrote it and it is as written."""
+    def published(self, db_path: Path) -> dict | None:
+        """The mark of the database at ``db_path`` (its edition key, and the report of
+        the build that wrote it), if this cache wrote it and it is as written."""
         try:
             mark = json.loads(self._published_path(db_path).read_text(encoding="utf-8"))
             st = db_path.stat()
         except (OSError, ValueError):
             return None
-        return mark.get("edition") if mark.get("stat") == [st.st_size, st.st_mtime_ns] else None
+        return mark if isinstance(mark, dict) and mark.get("stat") == [st.st_size, st.st_mtime_ns] else None
 
-    def mark_published(self, db_path: Path, edition: str) -> None:
+    def published_report(self, db_path: Path, edition: str) -> BuildReport | None:
+        """The report of the build that wrote the database at ``db_path``, if that
+        build was of this edition and every chapter it could read was processed: the
+        database is then this build's, nothing to do."""
+        mark = self.published(db_path)
+        if mark is None or mark.get("edition") != edition or not isinstance(mark.get("report"), dict):
+            return None
+        try:
+            return _report_of(mark["report"])
+        except (TypeError, ValueError):
+            return None
+
+    def mark_published(self, db_path: Path, edition: str, report: BuildReport | None) -> None:
+        """Mark the database just written as this edition's; with the build's ``report``
+        when it can stand for a rebuild: every chapter read was processed (a chapter
+        that failed is tried again)."""
         st = db_path.stat()
         path = self._published_path(db_path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = temporary(path)
-        tmp.write_text(json.dumps({"edition": edition, "stat": [st.st_size, st.st_mtime_ns]}), encoding="utf-8")
+        mark = {"edition": edition, "stat": [st.st_size, st.st_mtime_ns],
+                "report": None if report is None else _report_data(report)}
+        tmp.write_text(json.dumps(mark), encoding="utf-8")
         os.replace(tmp, path)
+
+
+def chapter_digest(path: Path, proofs: str | None) -> str:
+    """A chapter's bytes (a folder's: each file's name and bytes) with its decisions,
+    digested without reading the chapter as ingest does."""
+    parts: list[str | bytes] = ["no decisions" if proofs is None else proofs]
+    try:
+        if path.is_dir():
+            for f in sorted(p for p in path.rglob("*") if not p.is_dir()):
+                parts += [str(f.relative_to(path)), f.read_bytes()]
+        else:
+            parts.append(path.read_bytes())
+    except OSError as exc:  # a broken link, an unreadable file: its error is this build's too
+        parts.append(f"unreadable: {exc.strerror or exc}")
+    return _digest(*parts)
+
+
+# the report's parts that are the build's own, not the database's
+_PER_RUN = ("times", "cached", "up_to_date", "spacy")
+
+
+def _report_data(report: BuildReport) -> dict:
+    data = asdict(report)
+    for name in _PER_RUN:
+        data.pop(name)
+    return data
+
+
+def _report_of(data: dict) -> BuildReport:
+    from .records import BuildReport, Diagnostic
+
+    data = dict(data)
+    diagnostics = [Diagnostic(**d) for d in data.pop("diagnostics")]
+    # marked only when every chapter read was processed: each is one of the database's
+    return BuildReport(**data, diagnostics=diagnostics, cached=data["chapters"], up_to_date=True)

@@ -76,6 +76,9 @@ class Consulted:
     result depends on the corpus only through these, so it holds, cached, while they do."""
 
     TOP = "\0largest"  # no word: the key the largest value is recorded under
+    # not iterable: what is read through an iteration is not recorded (and the
+    # fallback through __getitem__ would count 0, 1, 2… without end)
+    __iter__ = None
 
     def __init__(self, mapping):
         self._mapping = mapping

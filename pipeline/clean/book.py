@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 import regex
 
@@ -60,8 +60,14 @@ def book_sequence(res: Resources, source_file: str | None, text: str) -> BookSeq
     the chapter's own when it is not one of the corpus's files."""
 
     book, names = corpus_pairs(res)
-    own = None if source_file in names else book_pairs([text])
-    return SequenceModel.default().with_book(book, own)
+    if source_file not in names:
+        words, pairs = book_pairs([text])
+        book = BookCounts(book.unigrams + words, book.pairs + pairs, book.min_count)
+    if res.consulted is not None:
+        # what the chapter reads of the book's words and pairs is recorded, as of its counts
+        book = BookCounts(res.consult("clean.sequence.words", book.unigrams),
+                          res.consult("clean.sequence.pairs", book.pairs), book.min_count)
+    return SequenceModel.default().with_book(book)
 
 
 def corpus_pairs(res: Resources) -> tuple[BookCounts, frozenset[str]]:
@@ -95,23 +101,21 @@ def count_corpus(res: Resources, chapters: Iterable[RawChapter], corpus: Path) -
 
 
 def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
-    """What the book gives every chapter's cleaning besides the counts it looks up:
-    the words it adds to the candidates, and the sequence model's counts of its words
-    and pairs (every decision in context reads them, so they are not recorded lookup by
-    lookup: a change of them redoes every chapter). A digest of the words it uses twice
-    and of those counts (cheap), and a function giving the digest of the candidates
-    those words add (the lexicon loaded) with the same counts."""
+    """What the book gives every chapter's cleaning besides the counts it looks up
+    (recorded lookup by lookup, ``Resources.consult``): the words it adds to the
+    candidates. A digest of the words it uses twice (cheap), and a function giving the
+    digest of the candidates those words add (the lexicon loaded)."""
     counts, _ = corpus_counts(res)
-    sequence = _sequence_digest(res)
-    twice = _digest(sorted(w for w, n in counts.items() if n >= 2) + [sequence])
-    return twice, lambda: _digest(sorted(corrector(res).book_candidates()) + [sequence])
+    twice = _digest(sorted(w for w, n in counts.items() if n >= 2))
+    return twice, lambda: _digest(sorted(corrector(res).book_candidates()))
 
 
-def _sequence_digest(res: Resources) -> str:
+def book_mappings(res: Resources) -> dict[str, Mapping]:
+    """The book's counts a chapter's cleaning looks up, by the name its lookups are
+    recorded under."""
+    counts, _ = corpus_counts(res)
     book, _ = corpus_pairs(res)
-    words = sorted(f"{w}\t{n}" for w, n in book.unigrams.items())
-    pairs = sorted(f"{v} {w}\t{n}" for (v, w), n in book.pairs.items() if n >= book.min_count)
-    return _digest(words + ["--"] + pairs)
+    return {"clean.counts": counts, "clean.sequence.words": book.unigrams, "clean.sequence.pairs": book.pairs}
 
 
 def _digest(words: list[str]) -> str:

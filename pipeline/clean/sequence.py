@@ -9,7 +9,13 @@ Kneser–Ney, without its continuation counts):
 where c(v w) counts the pair, c(v) the pairs that start with v, N(v •) the different
 words seen after v, and P(w) the unigram: the same counts' unigram mixed with
 wordfreq's French frequency (so a word the counts never saw still has its French
-likelihood). The counts come from two places:
+likelihood). The book's counts enter without a discount per follower (see
+``BookSequence``): its pair counts b(v w) and word counts b(v), weighted by β, with a
+share γ of each word's count given to the unigram:
+
+    P(w | v) = (max(c(v w) − D, 0) + β(1 − γ) b(v w) + (D · N(v •) + βγ b(v)) · P(w)) / (c(v) + β b(v))
+
+The counts come from two places:
 
 - the Littré (Émile Littré's *Dictionnaire de la langue française*, 1863–1877, in
   François Gannaz's XMLittré, Debian's package ``stardict-xmlittre``): its
@@ -37,7 +43,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 import unicodedata
 
@@ -55,6 +61,7 @@ _TOKEN = regex.compile(r"\p{L}+(?:['’](?=\p{L}))?|&|\d+|[.;:!?,]")
 _MARKS = {"!": ".", "?": ".", ":": ";", "&": "et"}
 _FOLD = str.maketrans({"’": "'", "œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae"})
 NUMBER = "<n>"
+BOOK_TOTAL = 1_000_000  # the book's counts' total without the Littré: a long book's words
 _SHIFT = 21  # a pair is one integer: first word's id << _SHIFT | second word's id
 # letters without their accents, for tokens the Littré spells with others
 _ACCENTS = str.maketrans({c: unicodedata.normalize("NFD", c)[0] for c in map(chr, range(0xC0, 0x250))
@@ -309,27 +316,25 @@ class SequenceModel:
             self._followers[v] = hit
         return hit
 
-    def with_book(self, book: "BookCounts", own: tuple[Counter, Counter] | None = None) -> "BookSequence":
-        return BookSequence(self, book, own)
+    def with_book(self, book: "BookCounts") -> "BookSequence":
+        return BookSequence(self, book)
 
 
 class BookCounts:
     """A book's word and pair counts, as the sequence model adds them (made once per
     corpus). A pair counts only when printed ``min_count`` times: the OCR repeats its
     misreadings ('celle fois' for 'cette fois' in two chapters), a book's own
-    usage ('faire la vole') recurs more."""
+    usage ('faire la vole') recurs more.
 
-    def __init__(self, unigrams: Counter, pairs: Counter, min_count: int = 1):
+    The model reads of them only the counts of the words and the pair it is asked
+    about (no total, no number of a word's followers), so that what a chapter read of
+    the book can be recorded lookup by lookup, and a changed word changes what the
+    chapters that read it read, not every chapter's."""
+
+    def __init__(self, unigrams: Mapping[str, int], pairs: Mapping[tuple[str, str], int], min_count: int = 1):
         self.unigrams = unigrams
         self.pairs = pairs
         self.min_count = min_count
-        self.total = sum(unigrams.values())
-        self.history: Counter = Counter()  # of the pairs that count
-        self.followers: Counter = Counter()
-        for (v, _), c in pairs.items():
-            if c >= min_count:
-                self.history[v] += c
-                self.followers[v] += 1
 
     @classmethod
     def of(cls, texts: Iterable[str], min_count: int = 1) -> "BookCounts":
@@ -338,20 +343,26 @@ class BookCounts:
 
 class BookSequence:
     """The sequence model with a book's counts added (each ``book_weight`` times): what a
-    chapter is cleaned with, memoised (one per chapter). ``own``: the chapter's words
-    and pairs when it is not one of the book's files, so that the book includes it.
+    chapter is cleaned with, memoised (one per chapter).
+
+    The book's counts enter each probability through the counts of its own words
+    only: the unigram is normalised by the Littré's total (fixed), not by the book's;
+    a word's history in the book is its count (the pairs it starts), of which the
+    share ``book_backoff`` goes to the unigram (all of it while the word is printed
+    fewer than ``min_count`` times: none of its pairs can count), in place of the
+    discount per different follower, which would read every pair the word starts.
 
     A word's own occurrence is no evidence for itself: when the printed word is
-    scored (``around(…, printed=True)``), its two pairs are counted once less (and
-    then count only if printed ``min_count`` times besides)."""
+    scored (``around(…, printed=True)``), its two pairs and its count as a history
+    are counted once less (and a pair then counts only if printed ``min_count``
+    times besides)."""
 
-    def __init__(self, model: SequenceModel, book: BookCounts, own: tuple[Counter, Counter] | None = None):
+    def __init__(self, model: SequenceModel, book: BookCounts):
         self.model = model
-        if own:
-            book = BookCounts(book.unigrams + own[0], book.pairs + own[1], book.min_count)
         self.book = book
         self.beta = model.settings.book_weight
-        self.total = model.total + self.beta * book.total
+        # without the Littré, a fixed total: the book's own would tie every probability to every word
+        self.total = model.total or BOOK_TOTAL
         self._memo: dict[tuple[str, str, int], float] = {}
         self._unigram: dict[str, float] = {}
 
@@ -361,7 +372,7 @@ class BookSequence:
             m, s = self.model, self.model.settings
             i = m.id_of(w)
             c = (int(m.counts.unigrams[i]) if i is not None else 0) + self.beta * self.book.unigrams.get(w, 0)
-            counted = c / self.total if self.total else 0.0
+            counted = min(c / self.total, 1.0)
             p = (1 - s.wordfreq_share) * counted + s.wordfreq_share * m.frequency(w)
             p = self._unigram[w] = max(p, s.floor)
         return p
@@ -378,21 +389,16 @@ class BookSequence:
         # a hundred thousand calls a book: the model's memos read inline, not through
         # their methods (the same values, in the same arithmetic)
         m = self.model
-        d = m.settings.discount
+        s = m.settings
+        d = s.discount
         ids = m._id_of
         i = ids.get(v, -1)
         if i == -1:
             i = m.id_of(v)
         book = self.book
-        t = book.pairs.get((v, w), 0)
-        hb = book.history.get(v, 0)
-        b = t - less
-        if b < book.min_count:
-            b = 0
-            if t >= book.min_count:
-                hb -= t  # counted in the history, not once this occurrence is left out
-        else:
-            hb -= less
+        hb = book.unigrams.get(v, 0) - less  # v's occurrences, this one left out
+        if hb < 0:
+            hb = 0
         h = (m.history[i] if i is not None else 0.0) + self.beta * hb
         if low is None:
             p = self._unigram.get(w)
@@ -410,11 +416,16 @@ class BookSequence:
                     pc = m.pair_of(i, j)
             else:
                 pc = 0
-            c = pc + self.beta * b
-            # N(v •): the Littré's followers and the book's (an upper bound when pairs are shared)
-            n = (m.followers[i] if i is not None else 0) + book.followers.get(v, 0)
-            p = max(c - d, 0.0) / h + d * max(n, 1) / h * p
-        lp = math.log10(max(p, m.settings.floor))
+            if hb < book.min_count:
+                share, b = 1.0, 0  # no pair of v can count: all its book history is the unigram's
+            else:
+                share = s.book_backoff
+                b = book.pairs.get((v, w), 0) - less
+                if b < book.min_count:
+                    b = 0
+            n = m.followers[i] if i is not None else 0
+            p = (max(pc - d, 0.0) + self.beta * (1 - share) * b + (d * n + self.beta * share * hb) * p) / h
+        lp = math.log10(max(p, s.floor))
         if low is None:
             self._memo[key] = lp
         return lp

@@ -88,6 +88,7 @@ class SequenceSettings:
     discount: float
     book_weight: float
     book_min_count: int
+    book_backoff: float
     wordfreq_share: float
     floor: float
 
