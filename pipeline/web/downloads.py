@@ -26,14 +26,20 @@ def _db(datasette):
     return datasette.get_database()
 
 
-def _key(datasette, what: str) -> tuple:
+def database_key(datasette) -> tuple:
+    """Names the database file being served: another after a rebuild renamed over it."""
     path = _db(datasette).path
     st = os.stat(path)
-    return (path, st.st_size, st.st_mtime_ns, what)
+    return (path, st.st_size, st.st_mtime_ns)
 
 
-async def _cached(datasette, what: str, make):
-    """``make(conn)`` run on the database's connection (in Datasette's thread), once per database file."""
+def _key(datasette, what: str) -> tuple:
+    return (*database_key(datasette), what)
+
+
+async def cached(datasette, what: str, make):
+    """``make(conn)`` run on the database's connection (in Datasette's thread), once per
+    database file; what it makes is shared by every request: not to be changed."""
     key = _key(datasette, what)
     if key not in _cache:
         _cache[key] = await _db(datasette).execute_fn(make)
@@ -43,14 +49,14 @@ async def _cached(datasette, what: str, make):
 async def edition_ids(datasette) -> list[str]:
     from ..publish.tei import editions
 
-    return await _cached(datasette, "editions", lambda conn: [e["id"] for e in editions(conn)])
+    return await cached(datasette, "editions", lambda conn: [e["id"] for e in editions(conn)])
 
 
 async def tei_document(datasette, edition: str) -> bytes:
     """The TEI document of an edition, as ``academie export tei`` writes it."""
     from ..publish.tei import edition_tei, tei_bytes
 
-    return await _cached(datasette, f"tei:{edition}", lambda conn: tei_bytes(edition_tei(conn, edition)))
+    return await cached(datasette, f"tei:{edition}", lambda conn: tei_bytes(edition_tei(conn, edition)))
 
 
 def rules_package(conn) -> bytes:
@@ -79,12 +85,18 @@ def _sha256_file(path: str) -> tuple[int, str]:
 
 
 async def files(datasette) -> list[dict]:
-    """The files the home page offers: name, url, what it is, size in bytes and sha256."""
-    db = _db(datasette)
-    key = _key(datasette, "database")
+    """The files the home page offers: name, url, what it is, size in bytes and sha256;
+    made once per database file (hashing a library's TEI documents takes longer than
+    the rest of the page)."""
+    key = _key(datasette, "files")
     if key not in _cache:
-        _cache[key] = _sha256_file(db.path)
-    size, digest = _cache[key]
+        _cache[key] = await _files(datasette)
+    return _cache[key]
+
+
+async def _files(datasette) -> list[dict]:
+    db = _db(datasette)
+    size, digest = _sha256_file(db.path)
     out = [{"name": f"{db.name}.db", "url": f"/{db.name}.db", "size": size, "sha256": digest,
             "what": "the SQLite database: every table of the edition (schema/academie.sql)"}]
     for edition in await edition_ids(datasette):
@@ -92,7 +104,7 @@ async def files(datasette) -> list[dict]:
         out.append({"name": f"{edition}.xml", "url": f"/download/tei/{edition}.xml", "size": len(data),
                     "sha256": hashlib.sha256(data).hexdigest(),
                     "what": f"the TEI P5 document of the edition {edition}: both texts, every correction, citations"})
-    rules = await _cached(datasette, "rules", rules_package)
+    rules = await cached(datasette, "rules", rules_package)
     out.append({"name": RULES_ZIP, "url": f"/download/{RULES_ZIP}", "size": len(rules),
                 "sha256": hashlib.sha256(rules).hexdigest(),
                 "what": "the rule stubs package academie_rules: one Python function per article"})
@@ -116,7 +128,7 @@ async def tei_download(datasette, request):
 
 
 async def rules_download(datasette, request):
-    return Response(await _cached(datasette, "rules", rules_package), content_type="application/zip",
+    return Response(await cached(datasette, "rules", rules_package), content_type="application/zip",
                     headers={"content-disposition": f'attachment; filename="{RULES_ZIP}"'})
 
 
