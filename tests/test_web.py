@@ -325,6 +325,14 @@ def test_a_search_asked_again_is_answered_without_the_index_until_forgotten(room
     search(room, q="bande")  # a fourth: the oldest, "carte" with no filter, is forgotten
     assert search(room, q="carte") == first
     assert ranked == ['"carte"', '"Carte"', '"carte"', '"bande"', '"carte"']
+    # five readers asking a new search at once: one ranking, the same page for each
+    import asyncio
+
+    async def at_once():
+        return await asyncio.gather(*(room.ds.client.get("/search.json?q=r%C3%A8gle") for _ in range(5)))
+
+    pages = room.loop.run_until_complete(at_once())
+    assert ranked[5:] == ['"règle"'] and len({r.text for r in pages}) == 1 and pages[0].status_code == 200
 
 
 def test_search_filters_by_game_kind_and_edition(room):

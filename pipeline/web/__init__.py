@@ -20,6 +20,7 @@ when the page marks it up; the OCR really contains '<|ue' and '>^'.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import unicodedata
@@ -394,9 +395,9 @@ def _chapter_list(conn, editions: list[dict], first: int, last: int) -> tuple[li
     return listed, Markup(_LISTS.get_template("_academie_chapters.html").render(editions=listed))
 
 
-# Lists rendered once and kept (the home page's chapters) go through a plain Jinja
-# environment on the same templates: Datasette's renders asynchronously, several times
-# slower on a long list, for pages that need it no more than this one does.
+# Lists rendered once and kept (the home page's chapters, a search's results) go through
+# a plain Jinja environment on the same templates: Datasette's renders asynchronously,
+# several times slower on a long list, which awaits nothing.
 _LISTS = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True)
 
 
@@ -582,18 +583,32 @@ ORDER BY rank LIMIT 100"""
 # Searches answered lately, kept with their results: the database is immutable, so a
 # search asked again (a link followed back, the same word by many readers) is answered
 # without ranking its matches again, which takes a common word a tenth of a second on
-# a library of ten books. The oldest is forgotten first.
+# a library of ten books. The oldest is forgotten first. What is kept is the search's
+# task, so that readers asking the same search at once wait for one ranking, not one each.
 SEARCH_CACHE = 256
-_searches: OrderedDict[tuple, list[dict]] = OrderedDict()
+_searches: OrderedDict[tuple, asyncio.Future] = OrderedDict()
 
 
-async def _search(datasette, query: str, filters: dict[str, str]) -> list[dict]:
-    """The hits of an FTS5 ``query`` with the page's filters, as the page shows them
-    (shared between requests: not to be changed)."""
+async def _search(datasette, query: str, filters: dict[str, str]) -> tuple[list[dict], Markup]:
+    """The hits of an FTS5 ``query`` with the page's filters, as the page shows them, and
+    their HTML (shared between requests: not to be changed)."""
     asked = (downloads.database_key(datasette), query, tuple(sorted(filters.items())))
-    if asked in _searches:
+    task = _searches.get(asked)
+    if task is None:
+        task = _searches[asked] = asyncio.ensure_future(_search_now(datasette, query, filters))
+        while len(_searches) > SEARCH_CACHE:
+            _searches.popitem(last=False)
+    else:
         _searches.move_to_end(asked)
-        return _searches[asked]
+    try:
+        return await asyncio.shield(task)  # a reader who leaves does not cancel the others' search
+    except Exception:
+        if _searches.get(asked) is task:  # a search that failed (over time) is not kept
+            del _searches[asked]
+        raise
+
+
+async def _search_now(datasette, query: str, filters: dict[str, str]) -> tuple[list[dict], Markup]:
     results = await _rows(datasette, SEARCH_SQL, {"q": query, **filters})
     for r in results:
         r["url"] = cite_url(r["citation"])
@@ -605,10 +620,7 @@ async def _search(datasette, query: str, filters: dict[str, str]) -> list[dict]:
         r["layer"] = layer
         r["snippet_html"] = _snippet_html(snip)
         r["snippet"] = snip.replace(START, "").replace(END, "")
-    _searches[asked] = results
-    while len(_searches) > SEARCH_CACHE:
-        _searches.popitem(last=False)
-    return results
+    return results, Markup(_LISTS.get_template("_academie_results.html").render(results=results))
 
 
 def _snippet_html(snippet: str) -> Markup:
@@ -620,7 +632,7 @@ async def search(datasette, request):
     filters = {k: request.args.get(k) or "" for k in ("game", "kind", "edition")}
     distinct = distinct_words(q)
     words = distinct[:MAX_QUERY_WORDS]
-    results = []
+    results, results_html = [], Markup("")
     error = None
     if len(distinct) > MAX_QUERY_WORDS:
         # cut before it reaches the index: every word must be found, and a search of
@@ -629,11 +641,11 @@ async def search(datasette, request):
                  "keep the words that matter")
         words = []
     if words:
-        results = await _search(datasette, fts_query(q), filters)
+        results, results_html = await _search(datasette, fts_query(q), filters)
     games = await cached(datasette, "games", lambda conn: rows(conn, "SELECT slug, name FROM games ORDER BY name"))
     editions = [{"id": e["id"]} for e in await _editions(datasette)]
     context = {"q": q, "words": words, "error": error, "filters": filters,
-               "results": results, "games": games, "editions": editions,
+               "results": results, "results_html": results_html, "games": games, "editions": editions,
                "kinds": ["article", "paragraph", "section", "heading", "gloss", "footnote"]}
     return await _page(datasette, request, "academie_search.html", context, bool(request.url_vars.get("json")),
                        status=400 if error else 200)
