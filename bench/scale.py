@@ -48,6 +48,7 @@ TARGET_ONE_CHANGE = 0.10  # one chapter changed, as a share of the full build
 TARGET_PEAK_MB = 1500.0  # the library's build
 TARGET_P95_MS = 100.0  # each reading-room page on the library's database, 8 concurrent clients
 CLIENTS, ROUNDS = 8, 10
+FLOOR = "/-/versions.json"  # Datasette's own page, none of ours: what any request costs on this machine now
 
 # one build, timed by the wrapper as a process; the build's own figures printed as JSON
 DRIVER = r"""
@@ -85,7 +86,7 @@ def build_once(corpus: Path, out: Path, jobs: int = 1, engine: str = "local", fu
 def serve_latency(db: Path, floor: bool = False) -> dict[str, float]:
     """p95 in ms of each page, 8 clients asking for it ROUNDS times each, at once,
     from a real `academie serve` on ``db``; with ``floor``, of Datasette's own
-    /-/versions.json too (no page of ours: what any request costs here)."""
+    FLOOR too."""
     import socket
     import sqlite3
     import subprocess
@@ -106,9 +107,9 @@ def serve_latency(db: Path, floor: bool = False) -> dict[str, float]:
                             cwd=ROOT, env=SUB_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
 
-    def get(path: str) -> float:
+    def get(path: str, timeout: float = 60) -> float:
         t0 = time.perf_counter()
-        with urllib.request.urlopen(base + path, timeout=60) as r:
+        with urllib.request.urlopen(base + path, timeout=timeout) as r:
             r.read()
         return time.perf_counter() - t0
 
@@ -120,8 +121,9 @@ def serve_latency(db: Path, floor: bool = False) -> dict[str, float]:
             except OSError:
                 time.sleep(0.1)
         out = {}
-        for path in ("/", f"/cite/{citation}", "/search?q=carte", *(["/-/versions.json"] if floor else [])):
-            get(path)  # warm
+        for path in ("/", f"/cite/{citation}", "/search?q=carte", *([FLOOR] if floor else [])):
+            # warm: the home page's first request makes the downloads' TEI documents, minutes on a library
+            get(path, timeout=3600)
             times: list[float] = []
             lock = threading.Lock()
 
@@ -149,7 +151,7 @@ def room_line(latency: dict[str, float]) -> str:
 
 def room_targets(latency: dict[str, float]) -> list[tuple]:
     return [(f"reading room {path}, p95, {CLIENTS} clients", f"{ms:.0f} ms", f"< {TARGET_P95_MS:.0f} ms",
-             ms < TARGET_P95_MS) for path, ms in latency.items()]
+             ms < TARGET_P95_MS) for path, ms in latency.items() if path != FLOOR]
 
 
 def target_line(label: str, figure: str, target: str, ok: bool) -> str:
@@ -214,7 +216,7 @@ def room_only(db: Path) -> int:
         books, chapters, passages = conn.execute(
             "SELECT (SELECT count(*) FROM editions), (SELECT count(*) FROM chapters), (SELECT count(*) FROM passages)"
         ).fetchone()
-    latency = serve_latency(db)
+    latency = serve_latency(db, floor=True)
     print(f"reading room on {db} ({books} editions, {chapters} chapters, {passages} passages), {room_line(latency)}")
     print("targets:")
     for t in room_targets(latency):
