@@ -29,10 +29,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from datasette import Response, hookimpl
-from markupsafe import Markup, escape
-
 from datasette.utils import sqlite_timelimit
 from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup, escape
 
 from . import downloads, dts
 from .downloads import cached

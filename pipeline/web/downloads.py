@@ -10,6 +10,7 @@ file (its path, size and modification time): the first request builds, the other
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import os
@@ -20,6 +21,7 @@ from datasette import Response
 RULES_ZIP = "academie_rules.zip"
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so that the same stubs make the same bytes
 _cache: dict[tuple, object] = {}
+_making: dict[tuple, asyncio.Future] = {}  # what is being made for _cache, by key
 
 
 def _db(datasette):
@@ -40,10 +42,23 @@ def _key(datasette, what: str) -> tuple:
 async def cached(datasette, what: str, make):
     """``make(conn)`` run on the database's connection (in Datasette's thread), once per
     database file; what it makes is shared by every request: not to be changed."""
-    key = _key(datasette, what)
-    if key not in _cache:
-        _cache[key] = await _db(datasette).execute_fn(make)
-    return _cache[key]
+    return await _once(_key(datasette, what), lambda: _db(datasette).execute_fn(make))
+
+
+async def _once(key: tuple, make):
+    """``await make()`` once for ``key``, kept in _cache: requests that come while it is
+    being made wait for it (a server started on a library and asked its home page by
+    several readers at once would otherwise make every TEI document once for each); a
+    failure is not kept."""
+    if key in _cache:
+        return _cache[key]
+    task = _making.get(key)
+    if task is None:
+        task = _making[key] = asyncio.ensure_future(make())
+        task.add_done_callback(lambda _: _making.pop(key, None))
+    value = await asyncio.shield(task)  # a request that leaves does not stop the others' making
+    _cache[key] = value
+    return value
 
 
 async def edition_ids(datasette) -> list[str]:
@@ -88,10 +103,7 @@ async def files(datasette) -> list[dict]:
     """The files the home page offers: name, url, what it is, size in bytes and sha256;
     made once per database file (hashing a library's TEI documents takes longer than
     the rest of the page)."""
-    key = _key(datasette, "files")
-    if key not in _cache:
-        _cache[key] = await _files(datasette)
-    return _cache[key]
+    return await _once(_key(datasette, "files"), lambda: _files(datasette))
 
 
 async def _files(datasette) -> list[dict]:
