@@ -97,7 +97,7 @@ CREATE TABLE chapter_games (
     passages INTEGER NOT NULL,          -- the chapter's passages of the game
     articles INTEGER NOT NULL,          -- of them, numbered articles
     PRIMARY KEY (chapter_id, first_seq)
-) WITHOUT ROWID;
+);
 
 CREATE TABLE fixes (
     name TEXT PRIMARY KEY,              -- 'clean.real_word': the stage that applies it, then what it does
