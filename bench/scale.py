@@ -174,6 +174,9 @@ _COPY = {
     "checks": {"id": "id + :checks", "citation": "{citation}"},
     "chapter_games": {"chapter_id": "chapter_id + :chapters"},
 }
+# a citation's edition suffixed: 'b00:whist.13' → 'b00c1:whist.13'
+_CITED = {name: f"substr({name}, 1, instr({name}, ':') - 1) || :sfx || substr({name}, instr({name}, ':'))"
+          for name in ("citation", "note_for")}
 
 
 def repeated(db: Path, out: Path, books: int) -> Path:
@@ -191,12 +194,9 @@ def repeated(db: Path, out: Path, books: int) -> Path:
             columns = [r[1] for r in conn.execute(f"PRAGMA src.table_info({table})")]
             if not columns:  # a table of a later schema than the database's
                 continue
-            exprs = [changed.get(c, f'"{c}"') for c in columns]
-            exprs = [e.format_map({name: f"substr({name}, 1, instr({name}, ':') - 1) || :sfx || "
-                                         f"substr({name}, instr({name}, ':'))" for name in ("citation", "note_for")})
-                     for e in exprs]
-            conn.execute(f"INSERT INTO main.{table} ({', '.join(chr(34) + c + chr(34) for c in columns)}) "
-                         f"SELECT {', '.join(exprs)} FROM src.{table}", params)
+            names = ", ".join(f'"{c}"' for c in columns)
+            exprs = ", ".join(changed.get(c, f'"{c}"').format_map(_CITED) for c in columns)
+            conn.execute(f"INSERT INTO main.{table} ({names}) SELECT {exprs} FROM src.{table}", params)
     conn.commit()
     conn.execute("INSERT INTO passages_fts (passages_fts) VALUES ('rebuild')")
     conn.commit()
