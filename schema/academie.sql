@@ -4,6 +4,12 @@
 -- * chapters.passages, articles, first_page, last_page added: what the reading room's
 --   home page lists of each chapter, counted once at build time rather than at each
 --   request (a library has thousands of chapters); nothing changed or removed.
+-- * index passages_game_order added: a citation's page finds the articles before and
+--   after it in its game without reading the game's others; nothing changed or removed.
+-- * table chapter_games and index chapters_listing added: the games of each chapter with
+--   their counts, and the chapters' list, as the reading room's home page lists them,
+--   read without going through every passage or every chapter's raw text; nothing
+--   changed or removed.
 -- Offsets (raw_start, raw_end, start, end) are character offsets into chapters.raw_text.
 
 CREATE TABLE editions (
@@ -34,6 +40,9 @@ CREATE TABLE chapters (
     last_page INTEGER                   -- the highest
 );
 CREATE INDEX chapters_edition ON chapters(edition_id, id);
+-- the columns the home page lists: a chapter's row holds its raw text before them
+CREATE INDEX chapters_listing ON chapters(id, edition_id, number, title, source_file, passages, articles,
+                                          first_page, last_page);
 
 CREATE TABLE pages (
     id INTEGER PRIMARY KEY,
@@ -76,8 +85,19 @@ CREATE TABLE passages (
     status TEXT NOT NULL DEFAULT 'not proofread'  -- an editor's mark of the passage (corpus/proofs/)
 );
 CREATE INDEX passages_game_number ON passages(game, number);
+CREATE INDEX passages_game_order ON passages(game, kind, chapter_id, seq);  -- an article's neighbours in its game
 CREATE INDEX passages_chapter_seq ON passages(chapter_id, seq);
 CREATE INDEX passages_note_for ON passages(note_for);
+
+-- Each chapter's games, counted once at build time from its passages.
+CREATE TABLE chapter_games (
+    chapter_id INTEGER NOT NULL REFERENCES chapters(id),
+    game TEXT NOT NULL REFERENCES games(slug),
+    first_seq INTEGER NOT NULL,         -- passages.seq of the game's first passage in the chapter
+    passages INTEGER NOT NULL,          -- the chapter's passages of the game
+    articles INTEGER NOT NULL,          -- of them, numbered articles
+    PRIMARY KEY (chapter_id, first_seq)
+);
 
 CREATE TABLE fixes (
     name TEXT PRIMARY KEY,              -- 'clean.real_word': the stage that applies it, then what it does

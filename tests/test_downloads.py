@@ -36,6 +36,33 @@ def test_each_file_has_the_size_and_sha256_of_what_its_link_gives(room):
         assert item and f["size_text"] in item.group(1) and f["sha256"] in item.group(1), name
 
 
+def test_readers_asking_a_fresh_home_page_at_once_wait_for_one_making_of_each_file(room, monkeypatch):
+    """A server just started on a library: four first requests of the home page at once
+    make each edition's TEI document once, and all list the same files."""
+    import asyncio
+
+    from pipeline.web import downloads
+
+    monkeypatch.setattr(downloads, "_cache", {})
+    made: list[str] = []
+    real = tei.edition_tei
+
+    def counting(conn, edition):
+        made.append(edition)
+        return real(conn, edition)
+
+    monkeypatch.setattr(tei, "edition_tei", counting)
+
+    async def at_once():
+        return await asyncio.gather(*(room.ds.client.get("/index.json") for _ in range(4)))
+
+    pages = room.loop.run_until_complete(at_once())
+    assert [r.status_code for r in pages] == [200] * 4
+    assert len({str(r.json()["downloads"]) for r in pages}) == 1
+    assert sorted(made) == sorted(set(made)) and len(made) == len(pages[0].json()["downloads"]) - 2
+    assert downloads._making == {}
+
+
 def test_the_database_is_the_file_served(room, built_db):
     f = listed(room)["academie.db"]
     assert (f["size"], f["sha256"]) == (built_db.stat().st_size, hashlib.sha256(built_db.read_bytes()).hexdigest())

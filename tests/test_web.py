@@ -53,6 +53,19 @@ def test_home_lists_editions_chapters_and_games_with_counts(room, db):
     assert '<a href="/game/whist">Whist</a>' in page
 
 
+def test_chapter_games_counts_each_chapters_games_as_its_passages_do(db):
+    """The build-time table the home page reads: a chapter's games, their passages and
+    articles, the first place each appears (whist: 24 articles in its one chapter)."""
+    table = [tuple(r) for r in db.execute("SELECT chapter_id, game, first_seq, passages, articles FROM chapter_games "
+                                          "ORDER BY chapter_id, first_seq")]
+    assert table == [tuple(r) for r in db.execute("""
+        SELECT chapter_id, game, min(seq), count(*), sum(kind = 'article') FROM passages WHERE game IS NOT NULL
+        GROUP BY chapter_id, game ORDER BY chapter_id, min(seq)""")]
+    whist = [r for r in table if r[1] == "whist"]
+    assert len(whist) == 1 and whist[0][4] == 24
+    assert len({r[0] for r in table}) < len(table)  # a chapter of several games
+
+
 def links(page: str, prefix: str) -> set[str]:
     return set(re.findall(r'href="(' + re.escape(prefix) + r'[^"#?]*)', page))
 
@@ -86,6 +99,52 @@ def test_citation_page_answers_as_json_for_programs(room):
     assert ("caries", "cartes") in {(c["before"], c["after"]) for c in cite["corrections"]}
     assert cite["p"]["text_raw"].startswith("i3. Personne")
     assert cite["p"]["text_clean"].startswith("13. Personne")
+
+
+def test_each_article_leads_to_the_articles_of_its_game_and_edition_around_it(room, db):
+    """Previous and next: the game's articles of the same edition, in reading order
+    (chapter, then place in it), across chapters; none before the first or after the last."""
+    order = {}
+    for citation, game, edition in db.execute("""
+            SELECT p.citation, p.game, c.edition_id FROM passages p JOIN chapters c ON c.id = p.chapter_id
+            WHERE p.kind = 'article' AND p.game IS NOT NULL ORDER BY p.chapter_id, p.seq"""):
+        order.setdefault((game, edition), []).append(citation)
+    assert len(order[("whist", "aduj")]) == 24
+    for articles in order.values():
+        for k, citation in enumerate(articles):
+            cite = data(room, f"/cite/{citation}.json")
+            assert (cite["previous"], cite["next"]) == (articles[k - 1] if k else None,
+                                                        articles[k + 1] if k + 1 < len(articles) else None), citation
+
+
+def test_an_articles_neighbours_cross_chapters_but_not_editions():
+    """Whist's articles in chapters 1 and 2 of edition a, 3 of edition b, 4 of a again:
+    an article's neighbours are those of its edition, across its chapters, in reading order."""
+    import sqlite3
+
+    from pipeline.publish.write import schema_sql
+    from pipeline.web import _passage_rows
+
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(schema_sql())
+    conn.executemany("INSERT INTO editions (id, title) VALUES (?, ?)", [("a", "A"), ("b", "B")])
+    conn.execute("INSERT INTO games VALUES ('whist', 'Whist')")
+    for cid, edition in ((1, "a"), (2, "a"), (3, "b"), (4, "a")):
+        conn.execute("INSERT INTO chapters (id, edition_id, source_file, sha256, raw_text, encoding, edition_source, "
+                     "layout_form, citation_key, passages, articles) VALUES (?, ?, ?, '', '', 'utf-8', 'header', "
+                     "'blank-separated', ?, 0, 0)", (cid, edition, f"{cid}.txt", str(cid)))
+    placed = [(1, 0, "a:whist.1", "article"), (1, 1, "a:whist.p1", "paragraph"), (1, 2, "a:whist.2", "article"),
+              (2, 0, "a:whist.3", "article"), (3, 0, "b:whist.1", "article"), (4, 5, "a:whist.5", "article"),
+              (4, 1, "a:whist.4", "article")]
+    for pid, (cid, seq, citation, kind) in enumerate(placed, 1):
+        conn.execute("INSERT INTO passages (id, citation, chapter_id, seq, game, kind, text_raw, text_clean, "
+                     "text_search, raw_start, raw_end) VALUES (?, ?, ?, ?, 'whist', ?, '', '', '', 0, 0)",
+                     (pid, citation, cid, seq, kind))
+    around = {c: _passage_rows(conn, c)[-2:] for _, _, c, _ in placed}
+    assert around == {
+        "a:whist.1": (None, "a:whist.2"), "a:whist.p1": (None, None), "a:whist.2": ("a:whist.1", "a:whist.3"),
+        "a:whist.3": ("a:whist.2", "a:whist.4"), "b:whist.1": (None, None), "a:whist.4": ("a:whist.3", "a:whist.5"),
+        "a:whist.5": ("a:whist.4", None)}
 
 
 def test_citation_page_shows_text_raw_corrections_rule_and_citation_to_copy(room):
@@ -241,6 +300,39 @@ def test_search_finds_damaged_accented_and_period_spelled_passages(room, db):
     assert any("avoit" in raw_of(h["citation"])[1] for h in search(room, q="avait"))
     # a word only the raw OCR has still finds its passage
     assert "aduj:whist.13" in [h["citation"] for h in search(room, q="caries")]
+
+
+def test_a_search_asked_again_is_answered_without_the_index_until_forgotten(room, monkeypatch):
+    from collections import OrderedDict
+
+    import pipeline.web
+
+    monkeypatch.setattr(pipeline.web, "_searches", OrderedDict())
+    monkeypatch.setattr(pipeline.web, "SEARCH_CACHE", 3)
+    ranked: list[str] = []
+    real = pipeline.web.rows
+
+    def recording(conn, sql, params=()):
+        if "passages_fts MATCH" in sql:
+            ranked.append(params["q"])
+        return real(conn, sql, params)
+
+    monkeypatch.setattr(pipeline.web, "rows", recording)
+    first = search(room, q="carte")
+    assert first and search(room, q="carte") == first and search(room, q="Carte") == first
+    assert search(room, q="carte", game="whist") != first
+    assert ranked == ['"carte"', '"Carte"', '"carte"']  # the index asked once per different search
+    search(room, q="bande")  # a fourth: the oldest, "carte" with no filter, is forgotten
+    assert search(room, q="carte") == first
+    assert ranked == ['"carte"', '"Carte"', '"carte"', '"bande"', '"carte"']
+    # five readers asking a new search at once: one ranking, the same page for each
+    import asyncio
+
+    async def at_once():
+        return await asyncio.gather(*(room.ds.client.get("/search.json?q=r%C3%A8gle") for _ in range(5)))
+
+    pages = room.loop.run_until_complete(at_once())
+    assert ranked[5:] == ['"règle"'] and len({r.text for r in pages}) == 1 and pages[0].status_code == 200
 
 
 def test_search_filters_by_game_kind_and_edition(room):
@@ -437,7 +529,8 @@ def test_links_given_out_come_from_configuration_never_from_the_host_header(room
 
 # -- a large edition: every page's queries use indexes ----------------------------------------------
 
-PAGES = ["/", "/?page=1", "/chapter/1", "/chapter/3", "/cite/aduj:whist.13", "/cite/aduj:hombre.61",
+PAGES = ["/", "/?page=1", "/chapter/1", "/chapter/3", "/cite/aduj:whist.13", "/cite/aduj:hombre.61", "/cite/aduj:whist.1",
+         "/cite/aduj:whist.24",
          "/search?q=carte", "/search?q=carte&game=whist&kind=article&edition=aduj", "/game/whist"]
 
 
@@ -447,19 +540,23 @@ def test_no_page_reads_every_passage(room, built_db, monkeypatch):
     import sqlite3
 
     import pipeline.web
+    from pipeline.web import downloads
 
     asked: list[tuple[str, object]] = []
-    real = pipeline.web._rows
+    real = pipeline.web.rows
 
-    async def recording(datasette, sql, params=()):
+    def recording(conn, sql, params=()):
         asked.append((sql, params))
-        return await real(datasette, sql, params)
+        return real(conn, sql, params)
 
-    monkeypatch.setattr(pipeline.web, "_rows", recording)
+    monkeypatch.setattr(pipeline.web, "rows", recording)
     conn = sqlite3.connect(built_db)
     scans = {}
     for path in PAGES:
         asked.clear()
+        # what is read once per database is read again, so that its queries are seen too
+        monkeypatch.setattr(downloads, "_cache", {})
+        monkeypatch.setattr(pipeline.web, "_searches", type(pipeline.web._searches)())
         html(room, path)
         assert asked, path
         for sql, params in asked:

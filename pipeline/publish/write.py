@@ -84,6 +84,16 @@ def _write_rules(db: sqlite_utils.Database, stubs: dict) -> None:
     )
 
 
+def _write_chapter_games(conn: sqlite3.Connection) -> None:
+    """Each chapter's games and their counts, from the passages just written: what the
+    home page lists, which would otherwise group a page's thousands of passages at each
+    request."""
+    conn.execute("""
+        INSERT INTO chapter_games (chapter_id, game, first_seq, passages, articles)
+        SELECT chapter_id, game, min(seq), count(*), sum(kind = 'article') FROM passages
+        WHERE game IS NOT NULL GROUP BY chapter_id, game ORDER BY chapter_id, min(seq)""")
+
+
 def _write_checks(db: sqlite_utils.Database, checks: list[CheckRecord]) -> None:
     """The corpus's checks of the treatise's figures, each linked to the passage it checks."""
     db["checks"].insert_all(
@@ -125,6 +135,7 @@ def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game]
     )
     _write_rules(db, stubs)
     _write_checks(db, checks)
+    _write_chapter_games(conn)
     db["passages"].enable_fts(["text_clean", "text_search", "text_raw"], tokenize=FTS_TOKENIZER)
     conn.commit()
     conn.execute("VACUUM")

@@ -20,15 +20,21 @@ when the page marks it up; the OCR really contains '<|ue' and '>^'.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import unicodedata
+from collections import OrderedDict
+from pathlib import Path
 from urllib.parse import unquote
 
 from datasette import Response, hookimpl
+from datasette.utils import sqlite_timelimit
+from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup, escape
 
 from . import downloads, dts
+from .downloads import cached
 from ..fixes import fix_names
 from ..publish.queries import PASSAGE_SQL
 from ..segment.citations import citation_path as cite_url
@@ -145,9 +151,28 @@ def _db(datasette):
     return datasette.get_database()
 
 
+def rows(conn, sql: str, params=()) -> list[dict]:
+    """Every query of the reading room's pages goes through here (the tests record them
+    to check each one's plan)."""
+    cur = conn.execute(sql, params)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+async def _read(datasette, fn):
+    """``fn(conn)``: all of a page's queries, run together in Datasette's SQL thread under
+    its time limit. One hand-over to that thread per page, not one per query: with eight
+    clients at once, each hand-over waits for the interpreter's lock (a few ms), and a
+    citation's page asks eight queries."""
+    def run(conn):
+        with sqlite_timelimit(conn, datasette.setting("sql_time_limit_ms")):
+            return fn(conn)
+
+    return await _db(datasette).execute_fn(run)
+
+
 async def _rows(datasette, sql: str, params=()) -> list[dict]:
-    result = await _db(datasette).execute(sql, params)
-    return [dict(r) for r in result.rows]
+    return await _read(datasette, lambda conn: rows(conn, sql, params))
 
 
 async def _page(datasette, request, template: str, context: dict, as_json: bool, status: int = 200) -> Response:
@@ -279,8 +304,10 @@ def checked_by_an_editor(fix: str) -> bool:
 
 
 async def _explanations(datasette) -> dict[str, str]:
-    """Fix name → explanation, from the database's own ``fixes`` table."""
-    return {r["name"]: r["explanation"] for r in await _rows(datasette, "SELECT name, explanation FROM fixes")}
+    """Fix name → explanation, from the database's own ``fixes`` table (read once: the
+    database is served immutable)."""
+    return await cached(datasette, "explanations", lambda conn: {
+        r["name"]: r["explanation"] for r in rows(conn, "SELECT name, explanation FROM fixes")})
 
 
 def explain_fix(fix: str, explain: dict[str, str]) -> str:
@@ -310,15 +337,19 @@ def highlighted_parts(text: str, rule: dict | None) -> Markup:
 
 # -- pages -----------------------------------------------------------------------------------
 
+async def _editions(datasette) -> list[dict]:
+    return await cached(datasette, "edition rows", lambda conn: rows(conn, "SELECT * FROM editions ORDER BY id"))
+
+
 # chapters listed on a page of the home page: a library has thousands
 CHAPTERS_PER_PAGE = 200
 
 
 async def home(datasette, request):
     as_json = bool(request.url_vars.get("json"))
-    totals = (await _rows(datasette, """
+    totals = await cached(datasette, "totals", lambda conn: rows(conn, """
         SELECT count(*) AS chapters, coalesce(sum(passages), 0) AS passages, coalesce(sum(articles), 0) AS articles
-        FROM chapters"""))[0]
+        FROM chapters""")[0])
     pages = max(1, -(-totals["chapters"] // CHAPTERS_PER_PAGE))
     try:
         number = int(request.args.get("page") or 1)
@@ -328,25 +359,45 @@ async def home(datasette, request):
         return _not_found(f"No page {request.args.get('page')} of the home page: pages 1 to {pages}", as_json)
     # chapter ids run 1, 2, 3 … in reading order: a page is a range of them
     first, last = (number - 1) * CHAPTERS_PER_PAGE + 1, number * CHAPTERS_PER_PAGE
-    editions = await _rows(datasette, "SELECT * FROM editions ORDER BY id")
-    chapters = await _rows(datasette, """
-        SELECT id, edition_id, number, title, source_file, passages, articles, first_page, last_page
-        FROM chapters WHERE id BETWEEN ? AND ? ORDER BY id""", [first, last])
-    games = await _rows(datasette, """
-        SELECT p.chapter_id, p.game, g.name, count(*) AS passages, sum(p.kind = 'article') AS articles
-        FROM passages p JOIN games g ON g.slug = p.game WHERE p.chapter_id BETWEEN ? AND ?
-        GROUP BY p.chapter_id, p.game ORDER BY min(p.seq)""", [first, last])
-    for c in chapters:
-        c["games"] = [g for g in games if g["chapter_id"] == c["id"]]
-        c["heading"] = chapter_heading(c)
-    for e in editions:
-        e["short_title"] = short_title(e["title"])
-        e["chapters"] = [c for c in chapters if c["edition_id"] == e["id"]]
-    context = {"editions": [e for e in editions if e["chapters"]], "totals": totals,
+    editions = await _editions(datasette)
+    # a page's list is the same at every request (the database is immutable): made once,
+    # HTML included, as rendering two hundred chapters costs more than reading them
+    listed, listed_html = await cached(datasette, f"home {CHAPTERS_PER_PAGE} {number}",
+                                       lambda conn: _chapter_list(conn, editions, first, last))
+    context = {"editions": listed, "editions_html": listed_html, "totals": totals,
                "page": {"number": number, "pages": pages, "first": first, "last": min(last, totals["chapters"]),
                         "previous": number - 1 or None, "next": number + 1 if number < pages else None},
                "downloads": await downloads.files(datasette)}
     return await _page(datasette, request, "academie_home.html", context, as_json)
+
+
+def _chapter_list(conn, editions: list[dict], first: int, last: int) -> tuple[list[dict], Markup]:
+    """The editions with chapters among chapters ``first`` to ``last``, each with its
+    chapters and each chapter with its games; and their HTML."""
+    chapters = rows(conn, """
+        SELECT id, edition_id, number, title, source_file, passages, articles, first_page, last_page
+        FROM chapters WHERE id BETWEEN ? AND ? ORDER BY id""", [first, last])
+    games = rows(conn, """
+        SELECT x.chapter_id, x.game, g.name, x.passages, x.articles
+        FROM chapter_games x JOIN games g ON g.slug = x.game WHERE x.chapter_id BETWEEN ? AND ?
+        ORDER BY x.chapter_id, x.first_seq""", [first, last])
+    by_chapter: dict[int, list[dict]] = {}
+    for g in games:
+        by_chapter.setdefault(g["chapter_id"], []).append(g)
+    by_edition: dict[str, list[dict]] = {}
+    for c in chapters:
+        c["games"] = by_chapter.get(c["id"], [])
+        c["heading"] = chapter_heading(c)
+        by_edition.setdefault(c["edition_id"], []).append(c)
+    listed = [{**e, "short_title": short_title(e["title"]), "chapters": by_edition[e["id"]]}
+              for e in editions if e["id"] in by_edition]
+    return listed, Markup(_LISTS.get_template("_academie_chapters.html").render(editions=listed))
+
+
+# Lists rendered once and kept (the home page's chapters, a search's results) go through
+# a plain Jinja environment on the same templates: Datasette's renders asynchronously,
+# several times slower on a long list, which awaits nothing.
+_LISTS = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True)
 
 
 async def chapter(datasette, request):
@@ -402,29 +453,16 @@ async def cite(datasette, request):
     as_json = citation.endswith(".json")
     if as_json:
         citation = citation[: -len(".json")]
-    found = await _rows(datasette, PASSAGE_SQL + " WHERE p.citation = ?", [citation])
-    if not found:
+    found = await _read(datasette, lambda conn: _passage_rows(conn, citation))
+    if found is None:
         near = await _rows(datasette, "SELECT citation FROM passages WHERE citation LIKE ? ORDER BY citation LIMIT 8",
                            [citation.split(".")[0] + "%"])
         if as_json:
             return _not_found(f"No passage is cited {citation}", True, near=[n["citation"] for n in near])
         body = await datasette.render_template("academie_missing.html", {"citation": citation, "near": near}, request=request)
         return Response.html(body, status=404)
-    p = found[0]
+    p, corrections, suggestions, rule, checks, notes, previous, next_ = found
     explain = await _explanations(datasette)
-    corrections = await _rows(datasette, "SELECT * FROM corrections WHERE passage_id = ? ORDER BY clean_start", [p["id"]])
-    suggestions = await _rows(datasette, "SELECT * FROM suggestions WHERE passage_id = ? ORDER BY start", [p["id"]])
-    rules = await _rows(datasette, "SELECT * FROM rules WHERE passage_id = ?", [p["id"]])
-    rule = rules[0] if rules else None
-    checks = await _rows(datasette, "SELECT * FROM checks WHERE citation = ?", [citation])
-    notes = await _rows(datasette, "SELECT citation, text_clean FROM passages WHERE note_for = ?", [citation])
-    siblings = []
-    if p["kind"] == "article" and p["game"]:
-        siblings = await _rows(datasette, """
-            SELECT p.citation, p.number FROM passages p JOIN chapters c ON c.id = p.chapter_id
-            WHERE p.game = ? AND p.kind = 'article' AND c.edition_id = ? ORDER BY p.chapter_id, p.seq""",
-                               [p["game"], p["edition_id"]])
-    k = next((i for i, s in enumerate(siblings) if s["citation"] == citation), None)
     base = base_url(datasette)
     context = {
         "p": p,
@@ -441,10 +479,41 @@ async def cite(datasette, request):
         "bibtex": bibtex(p, base),
         "url": base + cite_url(citation),
         "chapter_url": f"/chapter/{p['chapter_id']}#{p['citation'].split(':', 1)[1]}",
-        "previous": siblings[k - 1]["citation"] if k else None,
-        "next": siblings[k + 1]["citation"] if k is not None and k + 1 < len(siblings) else None,
+        "previous": previous,
+        "next": next_,
     }
     return await _page(datasette, request, "academie_cite.html", context, as_json)
+
+
+# the article of the same game and edition just before (after) a passage, in reading
+# order: found from the passage's place in the index on (game, kind, chapter_id, seq),
+# within the edition's chapters, whatever the size of the library
+_NEIGHBOUR_SQL = """
+SELECT p.citation FROM passages p
+WHERE p.game = :game AND p.kind = 'article' AND (p.chapter_id, p.seq) {op} (:chapter, :seq)
+  AND p.chapter_id BETWEEN (SELECT min(id) FROM chapters WHERE edition_id = :edition)
+                       AND (SELECT max(id) FROM chapters WHERE edition_id = :edition)
+  AND p.chapter_id IN (SELECT id FROM chapters WHERE edition_id = :edition)
+ORDER BY p.chapter_id {order}, p.seq {order} LIMIT 1"""
+
+
+def _passage_rows(conn, citation: str):
+    """What a citation's page shows, read in one go; None if no passage is so cited."""
+    found = rows(conn, PASSAGE_SQL + " WHERE p.citation = ?", [citation])
+    if not found:
+        return None
+    p = found[0]
+    corrections = rows(conn, "SELECT * FROM corrections WHERE passage_id = ? ORDER BY clean_start", [p["id"]])
+    suggestions = rows(conn, "SELECT * FROM suggestions WHERE passage_id = ? ORDER BY start", [p["id"]])
+    rules = rows(conn, "SELECT * FROM rules WHERE passage_id = ?", [p["id"]])
+    checks = rows(conn, "SELECT * FROM checks WHERE citation = ?", [citation])
+    notes = rows(conn, "SELECT citation, text_clean FROM passages WHERE note_for = ?", [citation])
+    previous = next_ = None
+    if p["kind"] == "article" and p["game"]:
+        at = {"game": p["game"], "chapter": p["chapter_id"], "seq": p["seq"], "edition": p["edition_id"]}
+        previous, next_ = (next(iter(rows(conn, _NEIGHBOUR_SQL.format(op=op, order=order), at)), {}).get("citation")
+                           for op, order in (("<", "DESC"), (">", "ASC")))
+    return p, corrections, suggestions, rules[0] if rules else None, checks, notes, previous, next_
 
 
 async def game(datasette, request):
@@ -495,6 +564,64 @@ START, END = "\x02", "\x03"
 SNIPPET_LAYERS = (("s_clean", "clean"), ("s_raw", "raw OCR"), ("s_folded", "folded text"))
 
 
+# SQLite cuts the snippets of the best hundred only, after ranking every match (the
+# ranking is most of a common word's time on a library: see SEARCH_CACHE)
+SEARCH_SQL = f"""
+SELECT p.citation, p.game, g.name AS game_name, p.kind, p.number, p.page, c.edition_id,
+       snippet(passages_fts, 0, '{START}', '{END}', '…', 14) AS s_clean,
+       snippet(passages_fts, 2, '{START}', '{END}', '…', 14) AS s_raw,
+       snippet(passages_fts, 1, '{START}', '{END}', '…', 14) AS s_folded
+FROM passages_fts JOIN passages p ON p.rowid = passages_fts.rowid
+JOIN chapters c ON c.id = p.chapter_id LEFT JOIN games g ON g.slug = p.game
+WHERE passages_fts MATCH :q
+  AND (:game = '' OR p.game = :game) AND (:kind = '' OR p.kind = :kind)
+  AND (:edition = '' OR c.edition_id = :edition)
+ORDER BY rank LIMIT 100"""
+
+
+# Searches answered lately, kept with their results: the database is immutable, so a
+# search asked again (a link followed back, the same word by many readers) is answered
+# without ranking its matches again, which takes a common word a tenth of a second on
+# a library of ten books. The oldest is forgotten first. What is kept is the search's
+# task, so that readers asking the same search at once wait for one ranking, not one each.
+SEARCH_CACHE = 256
+_searches: OrderedDict[tuple, asyncio.Future] = OrderedDict()
+
+
+async def _search(datasette, query: str, filters: dict[str, str]) -> tuple[list[dict], Markup]:
+    """The hits of an FTS5 ``query`` with the page's filters, as the page shows them, and
+    their HTML (shared between requests: not to be changed)."""
+    asked = (downloads.database_key(datasette), query, tuple(sorted(filters.items())))
+    task = _searches.get(asked)
+    if task is None:
+        task = _searches[asked] = asyncio.ensure_future(_search_now(datasette, query, filters))
+        while len(_searches) > SEARCH_CACHE:
+            _searches.popitem(last=False)
+    else:
+        _searches.move_to_end(asked)
+    try:
+        return await asyncio.shield(task)  # a reader who leaves does not cancel the others' search
+    except Exception:
+        if _searches.get(asked) is task:  # a search that failed (over time) is not kept
+            del _searches[asked]
+        raise
+
+
+async def _search_now(datasette, query: str, filters: dict[str, str]) -> tuple[list[dict], Markup]:
+    results = await _rows(datasette, SEARCH_SQL, {"q": query, **filters})
+    for r in results:
+        r["url"] = cite_url(r["citation"])
+        # where the words were found, in the order a reader wants to see it
+        layer, snip = next(((name, r[key]) for key, name in SNIPPET_LAYERS if START in (r[key] or "")),
+                           ("clean", r["s_clean"]))
+        for key, _ in SNIPPET_LAYERS:
+            r.pop(key)
+        r["layer"] = layer
+        r["snippet_html"] = _snippet_html(snip)
+        r["snippet"] = snip.replace(START, "").replace(END, "")
+    return results, Markup(_LISTS.get_template("_academie_results.html").render(results=results))
+
+
 def _snippet_html(snippet: str) -> Markup:
     return Markup(str(escape(snippet)).replace(START, "<mark>").replace(END, "</mark>"))
 
@@ -504,7 +631,7 @@ async def search(datasette, request):
     filters = {k: request.args.get(k) or "" for k in ("game", "kind", "edition")}
     distinct = distinct_words(q)
     words = distinct[:MAX_QUERY_WORDS]
-    results = []
+    results, results_html = [], Markup("")
     error = None
     if len(distinct) > MAX_QUERY_WORDS:
         # cut before it reaches the index: every word must be found, and a search of
@@ -513,32 +640,11 @@ async def search(datasette, request):
                  "keep the words that matter")
         words = []
     if words:
-        sql = f"""
-            SELECT p.citation, p.game, g.name AS game_name, p.kind, p.number, p.page, c.edition_id,
-                   snippet(passages_fts, 0, '{START}', '{END}', '…', 14) AS s_clean,
-                   snippet(passages_fts, 2, '{START}', '{END}', '…', 14) AS s_raw,
-                   snippet(passages_fts, 1, '{START}', '{END}', '…', 14) AS s_folded
-            FROM passages_fts JOIN passages p ON p.rowid = passages_fts.rowid
-            JOIN chapters c ON c.id = p.chapter_id LEFT JOIN games g ON g.slug = p.game
-            WHERE passages_fts MATCH :q
-              AND (:game = '' OR p.game = :game) AND (:kind = '' OR p.kind = :kind)
-              AND (:edition = '' OR c.edition_id = :edition)
-            ORDER BY rank LIMIT 100"""
-        results = await _rows(datasette, sql, {"q": fts_query(q), **filters})
-        for r in results:
-            r["url"] = cite_url(r["citation"])
-            # where the words were found, in the order a reader wants to see it
-            layer, snip = next(((name, r[key]) for key, name in SNIPPET_LAYERS if START in (r[key] or "")),
-                               ("clean", r["s_clean"]))
-            for key, _ in SNIPPET_LAYERS:
-                r.pop(key)
-            r["layer"] = layer
-            r["snippet_html"] = _snippet_html(snip)
-            r["snippet"] = snip.replace(START, "").replace(END, "")
-    games = await _rows(datasette, "SELECT slug, name FROM games ORDER BY name")
-    editions = await _rows(datasette, "SELECT id FROM editions ORDER BY id")
+        results, results_html = await _search(datasette, fts_query(q), filters)
+    games = await cached(datasette, "games", lambda conn: rows(conn, "SELECT slug, name FROM games ORDER BY name"))
+    editions = [{"id": e["id"]} for e in await _editions(datasette)]
     context = {"q": q, "words": words, "error": error, "filters": filters,
-               "results": results, "games": games, "editions": editions,
+               "results": results, "results_html": results_html, "games": games, "editions": editions,
                "kinds": ["article", "paragraph", "section", "heading", "gloss", "footnote"]}
     return await _page(datasette, request, "academie_search.html", context, bool(request.url_vars.get("json")),
                        status=400 if error else 200)

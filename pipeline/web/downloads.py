@@ -10,6 +10,7 @@ file (its path, size and modification time): the first request builds, the other
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import os
@@ -20,37 +21,57 @@ from datasette import Response
 RULES_ZIP = "academie_rules.zip"
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so that the same stubs make the same bytes
 _cache: dict[tuple, object] = {}
+_making: dict[tuple, asyncio.Future] = {}  # what is being made for _cache, by key
 
 
 def _db(datasette):
     return datasette.get_database()
 
 
-def _key(datasette, what: str) -> tuple:
+def database_key(datasette) -> tuple:
+    """Names the database file being served: another after a rebuild renamed over it."""
     path = _db(datasette).path
     st = os.stat(path)
-    return (path, st.st_size, st.st_mtime_ns, what)
+    return (path, st.st_size, st.st_mtime_ns)
 
 
-async def _cached(datasette, what: str, make):
-    """``make(conn)`` run on the database's connection (in Datasette's thread), once per database file."""
-    key = _key(datasette, what)
-    if key not in _cache:
-        _cache[key] = await _db(datasette).execute_fn(make)
-    return _cache[key]
+def _key(datasette, what: str) -> tuple:
+    return (*database_key(datasette), what)
+
+
+async def cached(datasette, what: str, make):
+    """``make(conn)`` run on the database's connection (in Datasette's thread), once per
+    database file; what it makes is shared by every request: not to be changed."""
+    return await _once(_key(datasette, what), lambda: _db(datasette).execute_fn(make))
+
+
+async def _once(key: tuple, make):
+    """``await make()`` once for ``key``, kept in _cache: requests that come while it is
+    being made wait for it (a server started on a library and asked its home page by
+    several readers at once would otherwise make every TEI document once for each); a
+    failure is not kept."""
+    if key in _cache:
+        return _cache[key]
+    task = _making.get(key)
+    if task is None:
+        task = _making[key] = asyncio.ensure_future(make())
+        task.add_done_callback(lambda _: _making.pop(key, None))
+    value = await asyncio.shield(task)  # a request that leaves does not stop the others' making
+    _cache[key] = value
+    return value
 
 
 async def edition_ids(datasette) -> list[str]:
     from ..publish.tei import editions
 
-    return await _cached(datasette, "editions", lambda conn: [e["id"] for e in editions(conn)])
+    return await cached(datasette, "editions", lambda conn: [e["id"] for e in editions(conn)])
 
 
 async def tei_document(datasette, edition: str) -> bytes:
     """The TEI document of an edition, as ``academie export tei`` writes it."""
     from ..publish.tei import edition_tei, tei_bytes
 
-    return await _cached(datasette, f"tei:{edition}", lambda conn: tei_bytes(edition_tei(conn, edition)))
+    return await cached(datasette, f"tei:{edition}", lambda conn: tei_bytes(edition_tei(conn, edition)))
 
 
 def rules_package(conn) -> bytes:
@@ -79,12 +100,15 @@ def _sha256_file(path: str) -> tuple[int, str]:
 
 
 async def files(datasette) -> list[dict]:
-    """The files the home page offers: name, url, what it is, size in bytes and sha256."""
+    """The files the home page offers: name, url, what it is, size in bytes and sha256;
+    made once per database file (hashing a library's TEI documents takes longer than
+    the rest of the page)."""
+    return await _once(_key(datasette, "files"), lambda: _files(datasette))
+
+
+async def _files(datasette) -> list[dict]:
     db = _db(datasette)
-    key = _key(datasette, "database")
-    if key not in _cache:
-        _cache[key] = _sha256_file(db.path)
-    size, digest = _cache[key]
+    size, digest = _sha256_file(db.path)
     out = [{"name": f"{db.name}.db", "url": f"/{db.name}.db", "size": size, "sha256": digest,
             "what": "the SQLite database: every table of the edition (schema/academie.sql)"}]
     for edition in await edition_ids(datasette):
@@ -92,7 +116,7 @@ async def files(datasette) -> list[dict]:
         out.append({"name": f"{edition}.xml", "url": f"/download/tei/{edition}.xml", "size": len(data),
                     "sha256": hashlib.sha256(data).hexdigest(),
                     "what": f"the TEI P5 document of the edition {edition}: both texts, every correction, citations"})
-    rules = await _cached(datasette, "rules", rules_package)
+    rules = await cached(datasette, "rules", rules_package)
     out.append({"name": RULES_ZIP, "url": f"/download/{RULES_ZIP}", "size": len(rules),
                 "sha256": hashlib.sha256(rules).hexdigest(),
                 "what": "the rule stubs package academie_rules: one Python function per article"})
@@ -116,7 +140,7 @@ async def tei_download(datasette, request):
 
 
 async def rules_download(datasette, request):
-    return Response(await _cached(datasette, "rules", rules_package), content_type="application/zip",
+    return Response(await cached(datasette, "rules", rules_package), content_type="application/zip",
                     headers={"content-disposition": f'attachment; filename="{RULES_ZIP}"'})
 
 

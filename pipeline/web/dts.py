@@ -71,7 +71,7 @@ class Resource:
 async def editions(datasette) -> list[dict]:
     from ..publish.tei import editions as listed
 
-    return await downloads._cached(datasette, "dts:editions", listed)
+    return await downloads.cached(datasette, "dts:editions", listed)
 
 
 async def resource(datasette, rid: str) -> Resource:
