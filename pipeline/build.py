@@ -197,6 +197,7 @@ def build(
         raise InputError(str(corpus), "no chapter files (*.txt, ALTO *.xml) in the corpus folder")
 
     store = ChapterCache(Path(cache) if cache is not None else db_path.parent / "cache", pipeline_version(res))
+    store.remove_stale()  # what a killed build was writing
     with _timed(times, "cache"):
         edition = store.edition_key({f.name: chapter_digest(f, res.proof_text(f.name)) for f in files}, corpus,
                                     db_path, res.max_chapter_bytes or MAX_CHAPTER_BYTES)

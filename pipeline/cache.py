@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from .clean.sequence import littre_identity
-from .files import temporary
+from .files import alive, temporary
 from .resources import Consulted, Resources
 
 if TYPE_CHECKING:
@@ -97,6 +97,16 @@ class ChapterCache:
         except Exception:  # noqa: BLE001 - missing, truncated or foreign: made again
             return None
         return result if isinstance(result, ChapterResult) else None
+
+    def remove_stale(self) -> list[Path]:
+        """Remove the entries a killed build was writing (their writer dead)."""
+        removed = []
+        for leftover in self.folder.glob("*/.*.chapter.tmp-*"):
+            pid = leftover.name.rpartition("-")[2]
+            if pid.isdigit() and not alive(int(pid)):
+                leftover.unlink(missing_ok=True)
+                removed.append(leftover)
+        return removed
 
     def save(self, key: str, result: ChapterResult) -> None:
         payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)

@@ -151,3 +151,18 @@ def test_the_next_build_clears_what_a_build_killed_while_writing_the_rules_left(
     build(corpus, tmp_path / "academie.db")
     assert not any(p.exists() for p in leftovers)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["academie.db", "academie_rules", "cache", "corpus"]
+
+
+def test_a_cache_entry_a_killed_build_was_writing_is_removed(tmp_path):
+    from pipeline.cache import ChapterCache
+
+    store = ChapterCache(tmp_path / "cache", "v")
+    dead = 2**22 + 17  # above Linux's default pid_max: no such process
+    (tmp_path / "cache" / "ab").mkdir(parents=True)
+    stale = tmp_path / "cache" / "ab" / f".abcd.chapter.tmp-{dead}"
+    live = tmp_path / "cache" / "ab" / f".abce.chapter.tmp-{os.getpid()}"
+    kept = tmp_path / "cache" / "ab" / "abcf.chapter"
+    for p in (stale, live, kept):
+        p.write_bytes(b"x")
+    assert store.remove_stale() == [stale]
+    assert not stale.exists() and live.exists() and kept.exists()
