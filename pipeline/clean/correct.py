@@ -496,7 +496,7 @@ class CandidateIndex:
         that a merge and another confusion together are found; and, where the channel
         knows a glyph for an elided article, the article with the words near the rest."""
         out = self._near(printed)
-        # an elided article printed as one glyph ('Taccepte' for "l'accepte", as the
+        # an elided article printed as one glyph ('Tenvoie' for "l'envoie", as the
         # learned channel says 'T' may be "l'"): the article and the words near the rest
         for glyphs, article in self.model.elisions:
             rest = printed[len(glyphs) :]

@@ -49,8 +49,8 @@ from .learned import Row, SourceInfo, Table
 from .settings import ChannelSettings, CleanSettings
 
 # a word as the corrector sees one (letters, with the digits and debris the OCR puts
-# inside words), and the apostrophe of an elision kept inside, so that 'Ton' and
-# "l'on" are one word each
+# inside words), and the apostrophe of an elision kept inside, so that 'Tor' and
+# "l'or" are one word each
 _WORD = regex.compile(r"[\p{L}\d][\p{L}\d'’^|!&]*[\p{L}\d]|\p{L}")
 WORD_FIXES = ("clean.non_word", "clean.real_word")  # the corrector's fixes the corpus source learns from
 

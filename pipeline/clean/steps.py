@@ -124,12 +124,12 @@ def _stray_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
 # specks ('^', '£') run into a word's end, or between two words.
 _CLOSING_GUILLEMET = regex.compile(r"(?<=(\p{L}+))( ?)»(?= \p{Ll})")
 _SPECK_STOP = regex.compile(r"(?<=(?:^|[\s(])(\p{L}+))\.(?=( ?)\p{Ll})")  # a capital after it may open a sentence
-_GUILLEMET_LETTERS = ("e", "s")  # the letters the OCR reads as '»' at a word's end ('dam»', 'plu»')
+_GUILLEMET_LETTERS = ("e", "s")  # the letters the OCR reads as '»' at a word's end ('tabl»', 'moin»')
 _SPECK = regex.compile(r"(?<=(\p{L}+)['’]?)[\^£](?=([\s,.;:!?]|$|\p{L}{3,}))")
 
 
 def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
-    """'aussitôt» s'il' → 'aussitôt, s'il', 'le roi^ et' → 'le roi et', 'son^partenaire'
+    """'ensuite» il' → 'ensuite, il', 'le roi^ et' → 'le roi et', 'son^partenaire'
     → 'son partenaire'."""
     lex = ctx.res.lexicon
     conf = ctx.settings.confidence
@@ -138,7 +138,7 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
         if "«" in text[: m.start()]:
             continue  # a quotation closed
         if not m.group(2):
-            # run into the word: a letter the OCR read as '»' ('dam»' for 'dame'), when the
+            # run into the word: a letter the OCR read as '»' ('tabl»' for 'table'), when the
             # word it makes is far commoner than the word without it
             z = lex.best_zipf(word)
             letters = sorted((lex.best_zipf(word + x), x) for x in _GUILLEMET_LETTERS)
@@ -150,13 +150,13 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
         yield Edit(m.start(), m.end(), ",", "clean.debris_mark", conf.debris_mark)
     never_last = ctx.res.vocabulary.never_last
     for m in _SPECK_STOP.finditer(text):
-        if m.group(1).lower() in never_last:  # 'ses. adversaires': no sentence ends on 'ses'
+        if m.group(1).lower() in never_last:  # 'ses. voisins': no sentence ends on 'ses'
             yield Edit(m.start(), m.end(), "" if m.group(2) else " ", "clean.debris_mark", conf.debris_mark)
     for m in _SPECK.finditer(text):
         following = m.group(2)
         if following[:1].isalpha():
             if len(m.group(1)) < 3 or not lex.known(m.group(1), 4.0):
-                continue  # inside a word the OCR broke ('rnan^er', 'pr^ier'): the corrector's
+                continue  # inside a word the OCR broke ('rnan^er', 'jou^er'): the corrector's
             yield Edit(m.start(), m.end(), " ", "clean.debris_mark", conf.debris_mark)
         else:
             yield Edit(m.start(), m.end(), "", "clean.debris_mark", conf.debris_mark)
@@ -166,7 +166,7 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
 _SPACE_BEFORE = regex.compile(r"(?<=\S)[ \t]+(?=[,.;:!?)](?:\s|$|[,.;:!?)\"»]))")
 _SPACE_AFTER = regex.compile(r"(?<=\()[ \t]+")
 _MULTI_SPACE = regex.compile(r"[ \t]{2,}")
-_NO_SPACE_AFTER = regex.compile(r"(?<=\p{Ll})[,;](?=\p{Ll})")  # 'accuser,dans'; not '1,5'
+_NO_SPACE_AFTER = regex.compile(r"(?<=\p{Ll})[,;](?=\p{Ll})")  # 'jouer,dans'; not '1,5'
 
 
 
@@ -429,7 +429,7 @@ _ELIDED_WORDS = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu"
 
 
 def _stray_apostrophes(text: str, ctx: CleanContext) -> Iterable[Edit]:
-    """"un 'atout" → 'un atout', 'il est associe'' → 'il est associé'."""
+    """"un 'atout" → 'un atout', 'il est donne'' → 'il est donné'."""
     lex = ctx.res.lexicon
     confidence = ctx.settings.confidence.stray_apostrophe
     for m in _LEADING_APOSTROPHE.finditer(text):
@@ -521,7 +521,7 @@ def _parted(word: str, part: Callable[..., bool], pair: Callable[[str, str], boo
     if two:
         return max(two)[1]
     if not word.islower():
-        return None  # 'Chailland' is a name, not 'Cha il land'
+        return None  # 'Villardin' is a name, not 'Vil lard in'
     three = []
     for k in range(2, len(word) - 3):
         a = word[:k]
