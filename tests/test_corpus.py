@@ -182,7 +182,7 @@ def misread(name, printed, reason):
             "the long s of 'soit' ('foit') is not read in the hard-wrapped chapter 001 (our reading)"),
     misread("whist-20.1", "B peut reprendre sa carte, et D de même, et il dépend de A ou de B d'obliger C de jouer "
                           "la plus haute ou la plus basse carte de la couleur indiquée.",
-            "'rcprenilre s>i', 'i> de nx-me', 'ilrprnd de J ou de fi', 'déjouer', 'plu»' stay as the OCR printed them "
+            "'rcprenilre s>i', 'i> de', 'ilrprnd de J ou de fi', 'déjouer' stay as the OCR printed them, and 'nx-me' is read 'ne-me' "
             "(the gold's line)"),
     misread("napolitaine-valet", "comme le roi, la dame, le valet, le sept, etc., il montre également ces cartes, "
                                  "et compte un point pour chacune.",
