@@ -185,9 +185,9 @@ class ContextReader:
         known = zipf >= 1.0
         st = self.settings
         seq = self.sequence
+        bare = self._unaccented(lower) if known else None
         if known:
             costs = dict(self.known_candidates(printed)) if len(printed) > 1 else {}
-            bare = self._unaccented(lower)
             if bare is not None:
                 costs[bare] = self._cost(printed, bare)
             if not costs:
@@ -230,7 +230,7 @@ class ContextReader:
         score, best, cost = scored[0]
         runner_up = scored[1][0] if len(scored) > 1 else base
         gain, ahead = score - base, score - max(runner_up, base)
-        accent = known and best == self._unaccented(lower)
+        accent = bare is not None and best == bare
         if accent:
             margin = st.accent_margin  # an accent the print has and the sentence refuses: a speck, or the period's
         applied = gain >= margin and score - runner_up >= lead and cost <= max_cost
@@ -239,7 +239,6 @@ class ContextReader:
         confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
         fix = "clean.context_word" if known else "clean.context_nonword"
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
-
 
     def vetoes(self, printed: str, reading: str, prev: str, nxt: str) -> bool:
         """Whether the sentence says the printed word and not the reading the engine, which
@@ -259,7 +258,7 @@ class ContextReader:
         reading = "l'" + rest
         cost = self.corrector.model.cost(printed, reading, self.long_s)
         sg = self.segmentation
-        if cost > sg.max_cost + self.segmentation.apostrophe:
+        if cost > sg.max_cost + sg.apostrophe:
             return None
         st = self.settings
         # kept as printed: a name, or the word it spells, whose capital must then be explained too

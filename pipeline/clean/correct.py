@@ -139,7 +139,7 @@ class ChannelModel:
     def long_s_cue(self, next_word: str) -> int:
         """+1 if the next word calls for the s reading of a long-s word, −1 for the f one.
         Asked in a long-s printing only, where the next word may itself print its s as f
-        ('font fouvent'): its s reading is looked up too."""
+        ('font fuivre'): its s reading is looked up too."""
         w = next_word.lower()
         if not w:
             return 0

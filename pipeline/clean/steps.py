@@ -169,7 +169,6 @@ _MULTI_SPACE = regex.compile(r"[ \t]{2,}")
 _NO_SPACE_AFTER = regex.compile(r"(?<=\p{Ll})[,;](?=\p{Ll})")  # 'jouer,dans'; not '1,5'
 
 
-
 def _spacing(text: str, ctx: CleanContext) -> Iterable[Edit]:
     edits = {}
     for pattern, after in ((_SPACE_BEFORE, ""), (_SPACE_AFTER, ""), (_MULTI_SPACE, " ")):
