@@ -186,3 +186,22 @@ def test_a_game_missing_from_the_list_is_named_from_its_heading(tmp_path, res):
     seg = chapter(tmp_path, res, "BRISCAN (jeu du). Ce jeu se joue à deux.\n\n1. Chacun reçoit six cartes.\n")
     assert [(g.slug, g.name) for g in seg.games] == [("briscan", "Briscan")]
     assert arts(seg) == [(1, None)]
+
+
+def test_an_article_ends_on_a_full_stop_where_the_next_one_starts(tmp_path, res):
+    # the numbers say a sentence ends before each: a comma or a stray mark there is the
+    # full stop misread, a last word with no mark lost its own; a question mark stays
+    text = ("DU JEU DE LA TRIOMPHE.\n\n"
+            "1. Celui qui donne mal perd son tour,\n2. Celui qui renonce paye un jeton«\n"
+            "3. Le premier joue une carte\n4. Qui joue le dernier?\n5. Le roi vaut un point.\n")
+    seg = chapter(tmp_path, res, text)
+    articles = [(p.number, p.text.text) for p in seg.passages if p.kind == "article"]
+    assert articles == [
+        (1, "1. Celui qui donne mal perd son tour."),
+        (2, "2. Celui qui renonce paye un jeton."),
+        (3, "3. Le premier joue une carte."),
+        (4, "4. Qui joue le dernier?"),
+        (5, "5. Le roi vaut un point."),
+    ]
+    ends = [(c.before, c.after, c.fix) for p in seg.passages for c in p.text.corrections() if c.fix == "segment.article_end"]
+    assert ends == [(",", ".", "segment.article_end"), ("«", ".", "segment.article_end"), ("", ".", "segment.article_end")]

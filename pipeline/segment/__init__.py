@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..records import Diagnostic, Layout, Segmented
 from ..resources import Resources
-from .articles import decode_numbers, find_run_ons
+from .articles import decode_numbers, end_articles, find_run_ons
 from .kinds import Draft, join_article_headings, split_block
 from .passages import attach_notes, give_suggestions, passages as make_passages
 from .scope import assign_games
@@ -41,6 +41,7 @@ def segment(layout: Layout, res: Resources) -> Segmented:
     games = assign_games(drafts, layout, res)
     find_run_ons(drafts, res)
     drafts = decode_numbers(drafts, res)
+    end_articles(drafts)
     for d in drafts:
         d.page_seq = layout.page_at(d.text.raw_start)
     attach_notes(drafts, diagnostics, name)

@@ -179,6 +179,30 @@ def _cut(d: Draft, run_ons: list[_Numbered]) -> list[Draft]:
     return out
 
 
+# marks no article ends on, printed where one must: a full stop with a speck below it
+# (','), or blotted into a mark that opens a quotation ('«')
+_END_MISREAD = frozenset(",«")
+
+
+def end_articles(drafts: list[Draft]) -> None:
+    """The full stop ending an article where the next article starts: the sequence of
+    numbers says a sentence ends there, so a comma or a stray mark printed in its place
+    is the full stop misread, and a last word with no mark after it lost its own ('…
+    du coup, 66.' → '… du coup. 66.'). Footnotes set apart do not part two articles."""
+    body = [d for d in drafts if d.kind != "footnote"]
+    confidence = SegmentSettings.default().articles.end_mark_confidence
+    for d, nxt in zip(body, body[1:]):
+        if d.kind != "article" or nxt.kind != "article":
+            continue
+        text = d.text.text.rstrip()
+        if len(text) < 2 or not text[-2].isalpha():
+            continue
+        if text[-1] in _END_MISREAD:
+            d.text = d.text.replace(len(text) - 1, len(text), ".", "segment.article_end", confidence)
+        elif text[-1].isalpha():
+            d.text = d.text.replace(len(text), len(text), ".", "segment.article_end", confidence)
+
+
 def roman(n: int) -> str:
     out = []
     for v, s in ROMAN_NUMERALS:

@@ -38,6 +38,7 @@ class Articles:
     ordinal_first_other: float
     ordinal_out_of_sequence: float
     roman_kept: float
+    end_mark_confidence: float
     confidence_floor: float
     confidence_scale: float
 
