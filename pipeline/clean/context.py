@@ -248,6 +248,50 @@ class ContextReader:
         worse = seq.around(prev, _normal(printed), nxt, printed=True) - seq.around(prev, _normal(reading), nxt)
         return worse >= self.settings.realword_veto
 
+    def rereads(self, printed: str, reading: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        """Another of the print's readings, for a word the engine, judging it alone, changes
+        anyway: the one its neighbours favour by ``reread_lead``, its own cost paid ('ne le
+        fasse pai venir': 'par' is the cheaper misreading, 'pas' the sentence's). The print
+        is not weighed: the engine has already judged it wrong. Memoised."""
+        key = ("reread", printed, reading, prev, nxt, sentence_start)
+        if key not in self._decided:
+            self._decided[key] = self._reread(printed, reading, prev, nxt, sentence_start)
+        return self._decided[key]
+
+    def _reread(self, printed: str, reading: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        if not printed.isalpha() or not reading.isalpha() or (printed[0].isupper() and not sentence_start):
+            return None
+        st = self.settings
+        seq = self.sequence
+        own = reading.lower()
+        if self.lexicon.zipf(printed) >= 1.0:
+            costs = dict(self.known_candidates(printed))
+        else:
+            costs = {}
+            for c in self.unknown_candidates(printed, prev):
+                costs[c] = None  # costed below, for the best fitting few only
+        costs.pop(own, None)
+        if not costs:
+            return None
+        chosen = seq.around(prev, _normal(own), nxt) - st.weight * self._cost(printed, own)
+        ranked = sorted(((seq.around(prev, _normal(c), nxt), c) for c in costs), reverse=True)
+        best = None
+        for fit, c in ranked[: st.max_candidates]:
+            if fit - chosen < st.reread_lead:
+                break  # a candidate scores at most its fit: none left can lead
+            cost = costs[c] if costs[c] is not None else self._cost(printed, c)
+            if cost > st.rival_max_cost:
+                continue
+            score = fit - st.weight * cost
+            if best is None or score > best[0]:
+                best = (score, c, cost)
+        if best is None or best[0] - chosen < st.reread_lead:
+            return None
+        score, c, cost = best
+        confidence = max(0.05, min(0.85, 0.5 + 0.1 * (score - chosen - st.reread_lead)))
+        return ContextDecision(_cased(c, printed, sentence_start), cost, round(confidence, 3), True,
+                               "clean.context_reading")
+
     def _elided(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
         """A capitalised word inside a sentence read as "l'" and a word ("l'or" printed
         'Tor': the l and its apostrophe seen as one capital), when the sentence calls for

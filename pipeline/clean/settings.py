@@ -113,6 +113,7 @@ class ContextSettings:
     unknown_logp: float
     suggestion_margin: float
     realword_veto: float
+    reread_lead: float
     rare_zipf: float
     rare_book_count: int
     rare_max_cost: float

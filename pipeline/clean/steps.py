@@ -124,6 +124,7 @@ def _stray_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
 # specks ('^', '£') run into a word's end, or between two words.
 _CLOSING_GUILLEMET = regex.compile(r"(?<=(\p{L}+))( ?)»(?= \p{Ll})")
 _SPECK_STOP = regex.compile(r"(?<=(?:^|[\s(])(\p{L}+))\.(?=( ?)\p{Ll})")  # a capital after it may open a sentence
+_WHOLE_WORD = 4  # letters of a word before a full stop run into the next one, which no abbreviation has
 _GUILLEMET_LETTERS = ("e", "s")  # the letters the OCR reads as '»' at a word's end ('tabl»', 'moin»')
 _SPECK = regex.compile(r"(?<=(\p{L}+)['’]?)[\^£](?=([\s,.;:!?]|$|\p{L}{3,}))")
 
@@ -150,8 +151,14 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
         yield Edit(m.start(), m.end(), ",", "clean.debris_mark", conf.debris_mark)
     never_last = ctx.res.vocabulary.never_last
     for m in _SPECK_STOP.finditer(text):
-        if m.group(1).lower() in never_last:  # 'ses. voisins': no sentence ends on 'ses'
+        word = m.group(1)
+        if word.lower() in never_last:  # 'ses. voisins': no sentence ends on 'ses'
             yield Edit(m.start(), m.end(), "" if m.group(2) else " ", "clean.debris_mark", conf.debris_mark)
+        elif not m.group(2) and len(word) >= _WHOLE_WORD and lex.known(word, 4.0):
+            # 'vont.de': no sentence starts small, and a whole word is no abbreviation ('etc.')
+            after = _LETTER_RUN.match(text, m.end())
+            if after is not None and lex.known(after.group(), 4.0):
+                yield Edit(m.start(), m.end(), " ", "clean.debris_mark", conf.debris_mark)
     for m in _SPECK.finditer(text):
         following = m.group(2)
         if following[:1].isalpha():
@@ -162,11 +169,13 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
             yield Edit(m.start(), m.end(), "", "clean.debris_mark", conf.debris_mark)
 
 
-# One space between words; none before , . ) ; : ! ? or after ( (the gold convention).
+# One space between words; none before , . ) ; : ! ? or after (, one before ( (the gold convention).
 _SPACE_BEFORE = regex.compile(r"(?<=\S)[ \t]+(?=[,.;:!?)](?:\s|$|[,.;:!?)\"»]))")
 _SPACE_AFTER = regex.compile(r"(?<=\()[ \t]+")
 _MULTI_SPACE = regex.compile(r"[ \t]{2,}")
 _NO_SPACE_AFTER = regex.compile(r"(?<=\p{Ll})[,;](?=\p{Ll})")  # 'jouer,dans'; not '1,5'
+# a note's call run into its word: 'la main(1).', 'la main(^i),'; not debris ('roi(ni')
+_NO_SPACE_BEFORE = regex.compile(r"(?<=\p{L})\((?=[^\s()]{1,3}\)(?:[\s,.;:!?]|$))")
 
 
 def _spacing(text: str, ctx: CleanContext) -> Iterable[Edit]:
@@ -180,6 +189,8 @@ def _spacing(text: str, ctx: CleanContext) -> Iterable[Edit]:
             edits[m.start()] = Edit(m.start(), m.end(), after, "clean.spacing", ctx.settings.confidence.spacing)
     for m in _NO_SPACE_AFTER.finditer(text):
         edits.setdefault(m.start(), Edit(m.start(), m.end(), m.group() + " ", "clean.spacing", ctx.settings.confidence.spacing))
+    for m in _NO_SPACE_BEFORE.finditer(text):
+        edits.setdefault(m.start(), Edit(m.start(), m.end(), " (", "clean.spacing", ctx.settings.confidence.spacing))
     return sorted(edits.values(), key=lambda e: e.start)
 
 
@@ -229,11 +240,14 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
-        if d.applied and d.fix == "clean.real_word" and ctx.reader is not None:
+        if d.applied and d.fix in ("clean.real_word", "clean.non_word") and ctx.reader is not None:
             if neighbours is None:
                 neighbours = _Neighbours(text)
-            if ctx.reader.vetoes(word, d.word, *neighbours.around(m.start())):
+            prev, nxt = neighbours.around(m.start())
+            if d.fix == "clean.real_word" and ctx.reader.vetoes(word, d.word, prev, nxt):
                 d = replace(d, applied=False)  # the sentence says the print: an editor's to decide
+            else:
+                d = ctx.reader.rereads(word, d.word, prev, nxt, sentence_start) or d
         if d.applied:
             yield Edit(m.start(), m.end(), d.word, d.fix, d.confidence)
         elif ctx.raw_of is not None:
@@ -568,7 +582,7 @@ STEPS: tuple[Step, ...] = (
     Step(("clean.stray_apostrophe",), _stray_apostrophes),
     Step(("clean.split_word",), _split_words),
     Step(("clean.joined_words",), _joined_words),
-    Step(("clean.non_word", "clean.real_word", "clean.long_s"), _words),
+    Step(("clean.non_word", "clean.real_word", "clean.long_s", "clean.context_reading"), _words),
     Step(("clean.segmentation",), _segmentation),
     Step(("clean.context_word", "clean.context_nonword"), _in_context),
 )
