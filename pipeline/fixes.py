@@ -77,7 +77,7 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("clean.context_nonword", "spelling",
         "a word no lexicon knows, misread in more letters than the engine alone replaces, replaced by the word its neighbours call for ('une pelile carte' → 'une petite carte')"),
     Fix("clean.context_reading", "spelling",
-        "a word the engine changes replaced by another of its readings, the one its neighbours call for ('ne le fasse pai venir' → 'pas', not 'par')"),
+        "a word the engine changes replaced by another of its readings, the one its neighbours call for (a misread 'pas' after 'il ne faut' read 'pas', not 'par', its cheaper reading alone)"),
     Fix("clean.segmentation", "spelling",
         "a space the OCR added or lost, put right as the sentence decides ('par tie' → 'partie', 'dautre' → \"d'autre\")"),
     # segment

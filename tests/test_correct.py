@@ -470,6 +470,11 @@ def test_a_capital_after_a_small_letter_is_a_misread_glyph_not_a_word(res):
 def test_a_word_the_engine_changes_is_given_the_reading_its_sentence_calls_for(res, printed, expected, fix):
     text, edits = fix_and_explain(printed, res)
     assert (text, [(e.before, e.fix) for e in edits]) == (expected, [("pai", fix)])
+    # the reader alone, whatever the book prints: between 'faut' and 'jouer', 'pas'; between
+    # 'passe' and 'la', nothing leads 'par' enough
+    reader = chapter_context(printed, res).reader
+    assert reader.rereads("pai", "par", "faut", "jouer", False).word == "pas"
+    assert reader.rereads("pai", "par", "passe", "la", False) is None
 
 
 @pytest.mark.parametrize("printed,expected", [

@@ -250,9 +250,9 @@ class ContextReader:
 
     def rereads(self, printed: str, reading: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         """Another of the print's readings, for a word the engine, judging it alone, changes
-        anyway: the one its neighbours favour by ``reread_lead``, its own cost paid ('ne le
-        fasse pai venir': 'par' is the cheaper misreading, 'pas' the sentence's). The print
-        is not weighed: the engine has already judged it wrong. Memoised."""
+        anyway: the one its neighbours favour by ``reread_lead``, its own cost paid (a
+        misread 'pas' after 'il ne faut', which alone reads cheaper as 'par'). The print is
+        not weighed: the engine has already judged it wrong. Memoised."""
         key = ("reread", printed, reading, prev, nxt, sentence_start)
         if key not in self._decided:
             self._decided[key] = self._reread(printed, reading, prev, nxt, sentence_start)
