@@ -131,6 +131,25 @@ class ContextReader:
             return None  # 'regle' is counted as the Littré's 'règle': no word of its own
         return bare
 
+    def _acute(self, lower: str) -> str | None:
+        """The printed word with the acute accent of a final é ('joue' → 'joué', 'donnes'
+        → 'donnés'), if a common word of its own: the accent the OCR loses most often,
+        and which only the sentence tells ('il joue', 'il a joué'). Not for a word the
+        book prints often and never with the accent: a term of its games, a noun."""
+        if lower.endswith("e"):
+            acute = lower[:-1] + "é"
+        elif lower.endswith("es"):
+            acute = lower[:-2] + "és"
+        else:
+            return None
+        if self.lexicon.zipf(acute) < self.settings.min_zipf:
+            return None
+        if self.sequence.model.ids and _normal(acute) not in self.sequence.model.ids:
+            return None  # counted as another spelling's: no word of its own to the sentence
+        if self.book.get(lower, 0) >= self.settings.rare_book_count and not self.book.get(acute, 0):
+            return None  # the book's own word, never printed with the accent ('faire la vole')
+        return acute
+
     def unknown_candidates(self, printed: str, prev: str) -> list[str]:
         """The words an unknown word may have been misread from: those the index finds,
         and the words that follow the previous one in the counts, near in spelling
@@ -190,6 +209,9 @@ class ContextReader:
             costs = dict(self.known_candidates(printed)) if len(printed) > 1 else {}
             if bare is not None:
                 costs[bare] = self._cost(printed, bare)
+            acute = self._acute(lower) if len(printed) > 2 else None
+            if acute is not None:
+                costs[acute] = self._cost(printed, acute)
             if not costs:
                 return None
             base = seq.around(prev, _normal(lower), nxt, printed=True)
