@@ -55,7 +55,7 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("clean.letter_spacing", "typography", "capitals spaced for display joined into their word ('Q U A D R I L L E' → 'QUADRILLE')"),
     Fix("clean.stray_mark", "typography", "marks standing alone that belong to no word removed ('■', '^', '|')"),
     Fix("clean.debris_mark", "typography",
-        "a comma the OCR read as '»' (closing no '«'), and specks run into a word's end or between two words, put right ('ensuite» il' → 'ensuite, il', 'roi^ et' → 'roi et', 'vont.de' → 'vont de')"),
+        "a comma the OCR read as '»' (closing no '«'), and specks run into a word's end or between two words, put right ('ensuite» il' → 'ensuite, il', 'roi^ et' → 'roi et', 'vont.de' → 'vont de', 'la .dame' → 'la dame')"),
     Fix("clean.spacing", "layout", "one space between words, none before a punctuation mark or after an opening bracket, one before it ('mal , il' → 'mal, il', 'main(1)' → 'main (1)')"),
     Fix("clean.bracket_p", "spelling", "bracket debris the OCR made of a p read as p ('cou[)er' → 'couper')"),
     Fix("clean.bracket_q", "spelling", "bracket debris the OCR made of a q read as q ('«juatre' → 'quatre')"),

@@ -483,6 +483,12 @@ def test_a_word_the_engine_changes_is_given_the_reading_its_sentence_calls_for(r
     # an abbreviation's full stop, and a word the OCR broke, stay as printed
     ("Il dit etc.de même.", "Il dit etc.de même."),
     ("Les dames ne fais.mt point.", "Les dames ne fais.mt point."),
+    # … or run into the word after it
+    ("Il joue la .dame de pique.", "Il joue la dame de pique."),
+    ("Il joue avec Pierre et .Paul ensuite.", "Il joue avec Pierre et Paul ensuite."),
+    # before a capital, a sentence may end there: left as printed
+    ("Il joue .Paul perd.", "Il joue .Paul perd."),
+    ("Il prend la. Pierre joue.", "Il prend la. Pierre joue."),
 ])
 def test_a_full_stop_between_two_words_is_a_speck(res, printed, expected):
     assert fixed(res, printed) == expected

@@ -68,6 +68,7 @@ class ContextReader:
         self._index_candidates: dict[str, list[str]] = shared.setdefault("unknown", {})
         self._unknown: dict = shared.setdefault(("unknown", long_s), {})
         self._decided: dict = {}
+        self._folded_followers: dict[str, list[str]] = {}
         self._pieces: dict = shared.setdefault("pieces", {})
         self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
         self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
@@ -172,7 +173,11 @@ class ContextReader:
         followers = self.sequence.followers_of(prev)
         if followers:
             limit = max(2, len(folded) // 3)
-            near = process.extract(folded, followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
+            # letters folded on both sides: 'prefermce' is two letters from 'préférence', not four
+            folded_followers = self._folded_followers.get(prev)
+            if folded_followers is None:
+                folded_followers = self._folded_followers[prev] = [index.folded[f] for f in followers]
+            near = process.extract(folded, folded_followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
             cands |= {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
         cands.discard(lower)
         hit = self._unknown[key] = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)

@@ -123,7 +123,10 @@ def _stray_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
 # and before the next one (detached, or run into a word it cannot belong to); and
 # specks ('^', '£') run into a word's end, or between two words.
 _CLOSING_GUILLEMET = regex.compile(r"(?<=(\p{L}+))( ?)»(?= \p{Ll})")
-_SPECK_STOP = regex.compile(r"(?<=(?:^|[\s(])(\p{L}+))\.(?=( ?)\p{Ll})")  # a capital after it may open a sentence
+# a full stop after a word, before another ('ses. voisins', 'vont.de')
+_SPECK_STOP = regex.compile(r"(?<=(?:^|[\s(])(\p{L}+))\.(?=( ?)(\p{L}))")
+# … or run into the word after it ('et .Pierre', 'la .dame'): no word opens with a full stop
+_SPECK_BEFORE = regex.compile(r"(?<=(\p{L}+) )\.(?=(\p{L}))")
 _WHOLE_WORD = 4  # letters of a word before a full stop run into the next one, which no abbreviation has
 _GUILLEMET_LETTERS = ("e", "s")  # the letters the OCR reads as '»' at a word's end ('tabl»', 'moin»')
 _SPECK = regex.compile(r"(?<=(\p{L}+)['’]?)[\^£](?=([\s,.;:!?]|$|\p{L}{3,}))")
@@ -152,6 +155,8 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
     never_last = ctx.res.vocabulary.never_last
     for m in _SPECK_STOP.finditer(text):
         word = m.group(1)
+        if m.group(3).isupper():
+            continue  # a capital may open the next sentence (the word before it a misreading: 'ta.' for 'va.')
         if word.lower() in never_last:  # 'ses. voisins': no sentence ends on 'ses'
             yield Edit(m.start(), m.end(), "" if m.group(2) else " ", "clean.debris_mark", conf.debris_mark)
         elif not m.group(2) and len(word) >= _WHOLE_WORD and lex.known(word, 4.0):
@@ -159,6 +164,9 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
             after = _LETTER_RUN.match(text, m.end())
             if after is not None and lex.known(after.group(), 4.0):
                 yield Edit(m.start(), m.end(), " ", "clean.debris_mark", conf.debris_mark)
+    for m in _SPECK_BEFORE.finditer(text):
+        if m.group(2).islower() or m.group(1).lower() in never_last:  # else a sentence's stop, misplaced
+            yield Edit(m.start(), m.end(), "", "clean.debris_mark", conf.debris_mark)
     for m in _SPECK.finditer(text):
         following = m.group(2)
         if following[:1].isalpha():
