@@ -73,7 +73,7 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
         "a real word replaced by a far likelier one that looks the same to the OCR ('louche' → 'bouche', 'porte' → 'perte')"),
     Fix("clean.long_s", "spelling", "an f read as the long s it was printed as ('fur' → 'sur', 'font' → 'sont' before 'dans')"),
     Fix("clean.context_word", "spelling",
-        "a real word replaced by the word its neighbours call for among those that look the same to the OCR, or given back the acute accent of its final é ('à voire tour' → 'à votre tour', 'celle fois' → 'cette fois', 'il a gagne' → 'il a gagné')"),
+        "a real word replaced by the word its neighbours call for among those that look the same to the OCR, or given back the accent the OCR lost on a final é or on à ('à voire tour' → 'à votre tour', 'celle fois' → 'cette fois', 'il a gagne' → 'il a gagné', 'aller a droite' → 'aller à droite')"),
     Fix("clean.context_nonword", "spelling",
         "a word no lexicon knows, misread in more letters than the engine alone replaces, replaced by the word its neighbours call for ('une pelile carte' → 'une petite carte')"),
     Fix("clean.context_reading", "spelling",

@@ -506,11 +506,16 @@ def test_an_opening_bracket_gets_its_space(res, printed, expected):
     # the acute of a final é, lost by the OCR: the participle after 'avoir'
     ("Il a gagne deux fois.", "Il a gagné deux fois."),
     ("Celui qui a commence joue le premier.", "Celui qui a commencé joue le premier."),
+    # … and of 'à', the OCR's commonest loss of an accent
+    ("Il faut aller a droite.", "Il faut aller à droite."),
+    ("Il a une case a faire.", "Il a une case à faire."),
     # the verb as printed where the sentence wants it
     ("Il gagne la partie.", "Il gagne la partie."),
+    ("Elle a la main.", "Elle a la main."),
+    ("Il y a deux rois.", "Il y a deux rois."),
     ("Il accepte le jeu.", "Il accepte le jeu."),
 ])
-def test_a_lost_acute_accent_given_back_when_the_sentence_calls_for_it(res, printed, expected):
+def test_a_lost_accent_given_back_when_the_sentence_calls_for_it(res, printed, expected):
     text, edits = fix_and_explain(printed, res)
     assert (text, {e.fix for e in edits}) == (expected, {"clean.context_word"} if expected != printed else set())
 

@@ -196,8 +196,8 @@ class ContextReader:
     def _decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         if not printed.isalpha() or (len(printed) > 1 and printed.isupper()):
             return None
-        if len(printed) < 2 and (printed.isupper() or self._unaccented(printed) is None):
-            return None  # a letter alone ('C', a player) is read as another only for its accent ('à' for 'a')
+        if len(printed) < 2 and (printed.isupper() or (self._unaccented(printed) is None and printed not in _GRAVE)):
+            return None  # a letter alone ('C', a player) is read as another only for its accent ('a' for 'à', 'à' for 'a')
         if printed[0].isupper() and not sentence_start:
             # a name, a player ('C', 'Pierre'): not the sentence's to decide, unless the
             # capital is an elided article the OCR ran into one glyph ('Tor' for "l'or")
@@ -214,7 +214,7 @@ class ContextReader:
             costs = dict(self.known_candidates(printed)) if len(printed) > 1 else {}
             if bare is not None:
                 costs[bare] = self._cost(printed, bare)
-            acute = self._acute(lower) if len(printed) > 2 else None
+            acute = self._acute(lower) if len(printed) > 2 else _GRAVE.get(lower)
             if acute is not None:
                 costs[acute] = self._cost(printed, acute)
             if not costs:
@@ -573,6 +573,9 @@ def _by_fold(index, min_zipf: float) -> dict[str, list[str]]:
         if z >= min_zipf:
             out.setdefault(folded[w], []).append(w)
     return out
+
+
+_GRAVE = {"a": "à"}  # the letter alone the OCR reads without its accent: 'il joue a pique'
 
 
 @lru_cache(maxsize=200_000)
