@@ -661,19 +661,28 @@ class Corrector:
     def prior(self, word: str, ctx: BookContext, capped: bool = False) -> float:
         """How likely the word is here: its frequency in French plus what the book
         says. Capped, the commonest words do not swallow every unknown misreading."""
+        return self.priors((word,), ctx, capped)[0]
+
+    def priors(self, words: Iterable[str], ctx: BookContext, capped: bool = False) -> list[float]:
+        """``prior`` of each word, in one loop (a word's candidates are dozens)."""
         s = self.settings
-        z = self.index.zipf.get(word)
-        if z is None:
-            z = self.lexicon.zipf(word)
-        if z <= 0:
-            return 0.0
-        low = word if word.islower() else word.lower()
-        bonus = s.book_weight * _LOG2[min(ctx.counts.get(low, 0), _LOG2_MAX)]
-        if low in ctx.terms:
-            z += ctx.term_bonus
-        if capped:
-            return min(z, s.prior_cap) + min(bonus, s.book_cap)
-        return z + bonus
+        zipf, lexicon_zipf = self.index.zipf.get, self.lexicon.zipf
+        count, terms, bonus_of = ctx.counts.get, ctx.terms, s.book_weight
+        cap, book_cap, term_bonus = s.prior_cap, s.book_cap, ctx.term_bonus
+        out = []
+        for word in words:
+            z = zipf(word)
+            if z is None:
+                z = lexicon_zipf(word)
+            if z <= 0:
+                out.append(0.0)
+                continue
+            low = word if word.islower() else word.lower()
+            bonus = bonus_of * _LOG2[min(count(low, 0), _LOG2_MAX)]
+            if low in terms:
+                z += term_bonus
+            out.append(min(z, cap) + min(bonus, book_cap) if capped else z + bonus)
+        return out
 
     def decide(self, printed: str, ctx: BookContext, sentence_start: bool = False, next_word: str = "",
                ocr_factor: float = 1.0) -> Decision | None:
@@ -724,18 +733,20 @@ class Corrector:
         # plain edit distance (in C, via rapidfuzz) finds close and the lexicon likely
         folded = fold_letters(printed)
         fold_of = self.index.folded
-        near = process.extract(folded, {c: fold_of[c] for c in cands}, scorer=Levenshtein.distance,
+        words = list(cands)
+        near = process.extract(folded, [fold_of[c] for c in words], scorer=Levenshtein.distance,
                                score_cutoff=3, limit=None)
         # branch and bound: a candidate scores at most its prior, so once the priors
         # left fall below the second best score, no candidate left can matter
         # (each plain edit costs at least the cheapest confusion: a bound on the score)
         cheapest = s.weight * 0.2
-        ranked = sorted(((self.prior(c, ctx, capped=not known) - cheapest * d, c) for _, d, c in near), reverse=True)
+        words = [words[k] for _, _, k in near]
+        priors = self.priors(words, ctx, capped=not known)
+        ranked = sorted(((p - cheapest * d, c, p) for c, p, (_, d, _) in zip(words, priors, near)), reverse=True)
         scored: list[tuple[float, float, str]] = []
-        for bound, c in ranked[:20]:
+        for bound, c, prior_c in ranked[:20]:
             if len(scored) >= 2 and bound <= scored[1][0]:
                 break
-            prior_c = self.prior(c, ctx, capped=not known)
             cost = self.model.cost(printed, c, ctx.long_s)
             if min(len(c), len(printed)) <= 3:
                 cost += s.short_length_change * abs(len(c) - len(printed))
