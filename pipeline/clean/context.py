@@ -211,7 +211,8 @@ class ContextReader:
         # branch and bound: a candidate scores at most how well it fits (its cost is
         # not negative), so once the fits left are below the second best score, or
         # below what could be suggested, no candidate left can matter
-        ranked = sorted(((seq.around(prev, _normal(c), nxt), c) for c in (costs or cands)), reverse=True)
+        words = list(costs or cands)
+        ranked = sorted(zip(seq.fits(prev, [_normal(c) for c in words], nxt), words), reverse=True)
         scored: list[tuple[float, str, float]] = []
         for k, (fit, c) in enumerate(ranked):
             if len(scored) >= 2 and fit <= scored[1][0]:
