@@ -111,6 +111,17 @@ def test_the_fits_of_a_word_s_candidates_together_are_their_fits_one_by_one():
     # the book's pair 'carte basse', printed thrice, makes 'carte' fit after 'la' best
     fits = book().fits("la", words, "basse")
     assert max(zip(fits, words))[1] == "carte"
+    # the n best of them, found without the second pair of the words that cannot be
+    labels = [w.upper() for w in words]
+    for prev, nxt in [("la", "basse"), ("de", "haute"), ("zzz", "."), (".", "la")]:
+        for n in range(len(words) + 2):
+            assert book().best_fits(prev, words, labels, nxt, n) == \
+                sorted(zip(book().fits(prev, words, nxt), labels), reverse=True)[:n]
+    assert book().best_fits("la", words, labels, "basse", 1) == [(fits[0], "CARTE")]
+    seq = book()
+    seq.best_fits("la", words, labels, "basse", 2)
+    # 'zzz', unknown, fits after 'la' too ill for its pair with the next word to be needed
+    assert ("zzz", "basse", 0) not in seq._memo and ("carte", "basse", 0) in seq._memo
 
 
 def test_pairs_looked_up_together_are_the_pairs_looked_up_one_by_one():

@@ -212,7 +212,8 @@ class ContextReader:
         # not negative), so once the fits left are below the second best score, or
         # below what could be suggested, no candidate left can matter
         words = list(costs or cands)
-        ranked = sorted(zip(seq.fits(prev, [_normal(c) for c in words], nxt), words), reverse=True)
+        # (the loop reads no more than the max_candidates best)
+        ranked = seq.best_fits(prev, [_normal(c) for c in words], words, nxt, st.max_candidates)
         scored: list[tuple[float, str, float]] = []
         for k, (fit, c) in enumerate(ranked):
             if len(scored) >= 2 and fit <= scored[1][0]:

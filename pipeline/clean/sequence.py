@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import heapq
 import math
 import os
 import warnings
@@ -61,6 +62,8 @@ _TOKEN = regex.compile(r"\p{L}+(?:['’](?=\p{L}))?|&|\d+|[.;:!?,]")
 _MARKS = {"!": ".", "?": ".", ":": ";", "&": "et"}
 _FOLD = str.maketrans({"’": "'", "œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae"})
 NUMBER = "<n>"
+# a probability is at most 1, its log at most 0: but for the rounding of the formula's sums
+_ROUNDING = 1e-9
 BOOK_TOTAL = 1_000_000  # the book's counts' total without the Littré: a long book's words
 _SHIFT = 21  # a pair is one integer: first word's id << _SHIFT | second word's id
 # letters without their accents, for tokens the Littré spells with others
@@ -468,6 +471,36 @@ class BookSequence:
     def fits(self, prev: str, words: list[str], nxt: str) -> list[float]:
         """``around`` of each of the words (not printed there): the candidates of one
         word, their pairs' counts looked up together."""
+        second = self._second(nxt)
+        return [a + second(w) for a, w in zip(self._firsts(prev, words, nxt), words)]
+
+    def best_fits(self, prev: str, words: list[str], labels: list, nxt: str, n: int) -> list[tuple[float, object]]:
+        """``sorted(zip(self.fits(prev, words, nxt), labels), reverse=True)[:n]``, the
+        second pair of each word looked up only while it may matter: a word's fit is at
+        most its first pair's log-probability (the second's is at most 0), so once n
+        fits are above the first pair's of the words left, those words are not among
+        the n best (an unknown word has hundreds of candidates, a sentence a few)."""
+        if n < 1:
+            return []
+        firsts = self._firsts(prev, words, nxt)
+        second = self._second(nxt)
+        found: list[tuple[float, object]] = []
+        top: list[float] = []  # the n best fits so far, least first
+        for k in sorted(range(len(words)), key=firsts.__getitem__, reverse=True):
+            if len(top) == n and firsts[k] + _ROUNDING < top[0]:
+                break
+            fit = firsts[k] + second(words[k])
+            found.append((fit, labels[k]))
+            if len(top) < n:
+                heapq.heappush(top, fit)
+            elif fit > top[0]:
+                heapq.heapreplace(top, fit)
+        found.sort(reverse=True)
+        return found[:n]
+
+    def _firsts(self, prev: str, words: list[str], nxt: str) -> list[float]:
+        """log10 P(w | prev) of each word, with the Littré's counts of the pairs of each
+        word with both its neighbours looked up at once."""
         m = self.model
         id_of = m.id_of
         i, k = id_of(prev), id_of(nxt)
@@ -480,21 +513,30 @@ class BookSequence:
                 if k is not None:
                     keys.append(j << _SHIFT | k)
         m.prefetch(keys)
-        memo, after, histories, unigrams = self._memo, self._after, self._histories, self._unigram
-        before = histories.get((prev, 0)) or self._history(prev, 0)
-        p_next = unigrams.get(nxt) or self.unigram(nxt)
+        memo, after, unigrams = self._memo, self._after, self._unigram
+        before = self._histories.get((prev, 0)) or self._history(prev, 0)
         out = []
         for w in words:
             key = (prev, w, 0)
             a = memo.get(key)
             if a is None:
                 a = memo[key] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
+            out.append(a)
+        return out
+
+    def _second(self, nxt: str) -> Callable[[str], float]:
+        """log10 P(nxt | w) as a function of w (memoised as ``logp``)."""
+        memo, after, histories = self._memo, self._after, self._histories
+        p_next = self._unigram.get(nxt) or self.unigram(nxt)
+
+        def second(w: str) -> float:
             key = (w, nxt, 0)
             b = memo.get(key)
             if b is None:
                 b = memo[key] = after(w, nxt, histories.get((w, 0)) or self._history(w, 0), p_next, 0)
-            out.append(a + b)
-        return out
+            return b
+
+        return second
 
     def around_unknown(self, prev: str, nxt: str, logp: float) -> float:
         """``around`` for a word the counts do not know, as likely as 10**logp alone."""
