@@ -734,7 +734,7 @@ class Corrector:
         folded = fold_letters(printed)
         fold_of = self.index.folded
         words = list(cands)
-        near = process.extract(folded, [fold_of[c] for c in words], scorer=Levenshtein.distance,
+        near = process.extract(folded, list(map(fold_of.__getitem__, words)), scorer=Levenshtein.distance,
                                score_cutoff=3, limit=None)
         # branch and bound: a candidate scores at most its prior, so once the priors
         # left fall below the second best score, no candidate left can matter

@@ -502,11 +502,13 @@ class BookSequence:
         """log10 P(w | prev) of each word, with the Littré's counts of the pairs of each
         word with both its neighbours looked up at once."""
         m = self.model
-        id_of = m.id_of
+        id_of, known = m.id_of, m._id_of.get
         i, k = id_of(prev), id_of(nxt)
         keys = []
         for w in words:
-            j = id_of(w)
+            j = known(w, -1)
+            if j == -1:
+                j = id_of(w)
             if j is not None:
                 if i is not None:
                     keys.append(i << _SHIFT | j)
