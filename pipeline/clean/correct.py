@@ -754,7 +754,8 @@ class Corrector:
         cheapest = s.weight * 0.2
         words = [words[k] for _, _, k in near]
         priors = self.priors(words, ctx, capped=not known)
-        ranked = sorted(((p - cheapest * d, c, p) for c, p, (_, d, _) in zip(words, priors, near)), reverse=True)
+        bounds = [p - cheapest * d for p, (_, d, _) in zip(priors, near)]
+        ranked = sorted(zip(bounds, words, priors), reverse=True)
         scored: list[tuple[float, float, str]] = []
         for bound, c, prior_c in ranked[:20]:
             if len(scored) >= 2 and bound <= scored[1][0]:
