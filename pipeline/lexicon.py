@@ -49,6 +49,11 @@ class Lexicon:
         self.identity = identity
         period = data["period"]
         self._rewrites = [(regex.compile(a), b) for a, b in period["rewrites"]]
+        # whether any rewrite applies, in one search: most words are no period form, and
+        # thirty substitutions a word were most of the time asking for them
+        # (the patterns as alternatives: their groups would be renumbered, so none may have any)
+        self._any_rewrite = regex.compile("|".join(f"(?:{a})" for a, _ in period["rewrites"])) \
+            if self._rewrites and not any(p.groups for p, _ in self._rewrites) else None
         self._period_words = {w.lower() for w in period["words"]}
         hy = data["hyphens"]
         self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
@@ -126,13 +131,16 @@ class Lexicon:
         return list(hit)  # a copy: callers extend it
 
     def _period_modern(self, w: str) -> list[str]:
+        if self._any_rewrite is not None and self._any_rewrite.search(w) is None:
+            return []
         out = []
         together = w
         for pattern, repl in self._rewrites:
             v = pattern.sub(repl, w)
             if v != w:
                 out.append(v)
-            together = pattern.sub(repl, together)
+            # while no rewrite has changed it, the word so far is w: its rewrite is v
+            together = v if together == w else pattern.sub(repl, together)
         if together != w and together not in out:
             out.append(together)
         return out

@@ -92,3 +92,48 @@ def test_a_word_the_littre_spells_with_other_accents_is_the_same_word():
     book = model.with_book(BookCounts(Counter(), Counter()))
     assert model.alias("pièges") == "piéges"
     assert book.logp("pièges", "des") == book.logp("piéges", "des") > book.logp("pièces", "des")
+
+
+def test_the_fits_of_a_word_s_candidates_together_are_their_fits_one_by_one():
+    settings = replace(CleanSettings.default().sequence, book_weight=2.0)
+    freq = {"la": 1e-2, "carte": 1e-4, "cartes": 5e-5, "couleur": 1e-4, "basse": 1e-5}.get
+    littre = Counts.of(tokens("de la carte. de la couleur. la carte basse. de la carte haute."))
+
+    def book():
+        # a fresh model each time: its memos of the Littré's pairs are not shared
+        model = SequenceModel(littre, settings, lambda w: freq(w, 0.0))
+        return model.with_book(BookCounts.of(["la carte basse, la carte basse, la carte basse; la cartes"],
+                                             min_count=3))
+
+    words = ["carte", "cartes", "couleur", "zzz", "la", "."]  # Littré pairs, book pairs, an unknown word
+    for prev, nxt in [("la", "basse"), ("de", "haute"), ("zzz", "."), (".", "la")]:
+        assert book().fits(prev, words, nxt) == [book().around(prev, w, nxt) for w in words]
+    # the book's pair 'carte basse', printed thrice, makes 'carte' fit after 'la' best
+    fits = book().fits("la", words, "basse")
+    assert max(zip(fits, words))[1] == "carte"
+    # the n best of them, found without the second pair of the words that cannot be
+    labels = [w.upper() for w in words]
+    for prev, nxt in [("la", "basse"), ("de", "haute"), ("zzz", "."), (".", "la")]:
+        for n in range(len(words) + 2):
+            assert book().best_fits(prev, words, labels, nxt, n) == \
+                sorted(zip(book().fits(prev, words, nxt), labels), reverse=True)[:n]
+    assert book().best_fits("la", words, labels, "basse", 1) == [(fits[0], "CARTE")]
+    seq = book()
+    seq.best_fits("la", words, labels, "basse", 2)
+    # 'zzz', unknown, fits after 'la' too ill for its pair with the next word to be needed
+    assert ("zzz", "basse", 0) not in seq._memo and ("carte", "basse", 0) in seq._memo
+
+
+def test_pairs_looked_up_together_are_the_pairs_looked_up_one_by_one():
+    counts = Counts.of(tokens("de la carte. de la couleur. la carte basse."))
+    together = SequenceModel(counts, CleanSettings.default().sequence, lambda w: 1e-5)
+    alone = SequenceModel(counts, CleanSettings.default().sequence, lambda w: 1e-5)
+    ids = range(len(counts.words) + 1)  # and an id no word has: after the last key
+    keys = [i << sequence._SHIFT | j for i in ids for j in ids]
+    together.prefetch(keys + keys[:3])  # a key asked twice
+    assert together._pair_of == {k: alone.pair_of(k >> sequence._SHIFT, k & ((1 << sequence._SHIFT) - 1))
+                                 for k in keys}
+    assert together._pair_of[counts.words.index("la") << sequence._SHIFT | counts.words.index("carte")] == 2
+    empty = SequenceModel(None, CleanSettings.default().sequence, lambda w: 1e-5)
+    empty.prefetch([1, 2])
+    assert empty._pair_of == {1: 0, 2: 0}

@@ -95,6 +95,23 @@ def test_period_spellings_are_known_words(res, word):
     assert res.lexicon.known(word)
 
 
+def test_the_period_s_rewrites_looked_for_at_once_give_what_each_gives(res):
+    from pipeline.lexicon import Lexicon
+
+    lexicon = res.lexicon
+    one_by_one = Lexicon({}, {"period": {"rewrites": [[p.pattern, r] for p, r in lexicon._rewrites], "words": []},
+                              "hyphens": {"prefixes": [], "suffixes": [], "always": [], "compounds": []}})
+    one_by_one._any_rewrite = None  # no search first: each rewrite tried
+    words = ["connoissoient", "paroître", "tems", "sçut", "piéce", "savans", "carte", "jouer", "", "y"]
+    assert [lexicon.period_modern(w) for w in words] == [one_by_one.period_modern(w) for w in words]
+    assert lexicon.period_modern("connoissoient") == ["connoissaient", "connaissoient", "connaissaient"]
+    assert lexicon.period_modern("carte") == []
+    # a rewrite with a group of its own: the rewrites are not looked for at once
+    grouped = Lexicon({}, {"period": {"rewrites": [["(o)it$", "ait"]], "words": []},
+                           "hyphens": {"prefixes": [], "suffixes": [], "always": [], "compounds": []}})
+    assert grouped._any_rewrite is None and grouped.period_modern("avoit") == ["avait"]
+
+
 # -- markers ---------------------------------------------------------------------------------
 
 def test_markers():

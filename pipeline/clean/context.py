@@ -238,7 +238,9 @@ class ContextReader:
         # branch and bound: a candidate scores at most how well it fits (its cost is
         # not negative), so once the fits left are below the second best score, or
         # below what could be suggested, no candidate left can matter
-        ranked = sorted(((seq.around(prev, _normal(c), nxt), c) for c in (costs or cands)), reverse=True)
+        words = list(costs or cands)
+        # (the loop reads no more than the max_candidates best)
+        ranked = seq.best_fits(prev, [_normal(c) for c in words], words, nxt, st.max_candidates)
         scored: list[tuple[float, str, float]] = []
         for k, (fit, c) in enumerate(ranked):
             if len(scored) >= 2 and fit <= scored[1][0]:

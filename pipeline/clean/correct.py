@@ -115,7 +115,7 @@ class ChannelModel:
         self._cost_cache: dict = {}
         self._groups_cache: dict = {}
         self._word_cache: dict = {}
-        self._sub_rows: dict[tuple[str, bool], dict[str, float]] = {}  # (glyph, long-s chapter) → letter → cost
+        self._sub_rows: dict[tuple[str, bool], _SubRow] = {}  # (glyph, long-s chapter) → letter → cost
         # the skeleton as str.translate tables (C speed: the lexicon's 100,000 words are
         # skeletonised at start-up): debris dropped, each glyph by its class; a class's
         # first letter stands for it, and is its own class, so a second pass changes nothing
@@ -222,14 +222,16 @@ class ChannelModel:
                 groups, self.merges_at(printed), self.delete_at(printed), [base_letter(c) for c in printed])
         return hit
 
-    def word_info(self, word: str) -> tuple[list[float], list[str]]:
-        """A candidate's cost of each letter lost by the OCR, and their glyph classes."""
+    def word_info(self, word: str) -> tuple[list[float], list[str], bool]:
+        """A candidate's cost of each letter lost by the OCR, their glyph classes, and
+        whether any letters lost together may start in it."""
         hit = self._word_cache.get(word)
         if hit is None:
             if len(self._word_cache) > 100_000:
                 self._word_cache.clear()
             ins, insertion = self.insert_cost, self.insertion
-            hit = self._word_cache[word] = ([ins.get(c, insertion) for c in word], [self.glyph_class(c) for c in word])
+            hit = self._word_cache[word] = ([ins.get(c, insertion) for c in word], [self.glyph_class(c) for c in word],
+                                            any(c in self._inserts_by_first for c in word))
         return hit
 
     def merges_at(self, printed: str) -> list[dict[str, float] | None]:
@@ -322,7 +324,7 @@ def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
     dp = [[inf] * (m + 1) for _ in range(n + 1)]
     dp[0][0] = 0.0
     groups, merges, drops = model.printed_info(printed)[:3]
-    wins, wclass = model.word_info(word)
+    wins, wclass, inserted = model.word_info(word)
     inserts = model._inserts_by_first  # letters lost together, by their first letter
     sub_rows = model._sub_rows
     band = 3 + abs(n - m)
@@ -350,7 +352,7 @@ def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
         group = groups[i]
         sub = sub_rows.get((a, long_s))
         if sub is None:
-            sub = sub_rows[(a, long_s)] = {}
+            sub = sub_rows[(a, long_s)] = _SubRow(model, a, long_s)
         for j in range(lo, hi + 1):
             cur = row[j]
             if cur == inf:
@@ -364,16 +366,13 @@ def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
             if v < row[j + 1]:
                 row[j + 1] = v
             b = word[j]
-            if inserts and b in inserts:
+            if inserted and b in inserts:
                 for target, c in inserts[b]:
                     if word.startswith(target, j):
                         jj = j + len(target)
                         if jj <= m and cur + c < row[jj]:
                             row[jj] = cur + c
-            c = sub.get(b)
-            if c is None:
-                c = sub[b] = model.step_cost(a, b, long_s)
-            v = cur + c
+            v = cur + sub[b]
             if v < nxt[j + 1]:
                 nxt[j + 1] = v
             if group:
@@ -387,6 +386,19 @@ def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
                 if mc is not None and cur + mc < dp[i + 2][j + 1]:
                     dp[i + 2][j + 1] = cur + mc
     return dp[n][m]
+
+
+class _SubRow(dict):
+    """letter → the cost of reading one printed glyph as it, each made when first asked
+    for (read as ``row[letter]``: the search asks millions of times a book)."""
+
+    def __init__(self, model: ChannelModel, glyph: str, long_s: bool):
+        super().__init__()
+        self.model, self.glyph, self.long_s = model, glyph, long_s
+
+    def __missing__(self, letter: str) -> float:
+        cost = self[letter] = self.model.step_cost(self.glyph, letter, self.long_s)
+        return cost
 
 
 class _Folded(dict):
@@ -661,19 +673,28 @@ class Corrector:
     def prior(self, word: str, ctx: BookContext, capped: bool = False) -> float:
         """How likely the word is here: its frequency in French plus what the book
         says. Capped, the commonest words do not swallow every unknown misreading."""
+        return self.priors((word,), ctx, capped)[0]
+
+    def priors(self, words: Iterable[str], ctx: BookContext, capped: bool = False) -> list[float]:
+        """``prior`` of each word, in one loop (a word's candidates are dozens)."""
         s = self.settings
-        z = self.index.zipf.get(word)
-        if z is None:
-            z = self.lexicon.zipf(word)
-        if z <= 0:
-            return 0.0
-        low = word if word.islower() else word.lower()
-        bonus = s.book_weight * _LOG2[min(ctx.counts.get(low, 0), _LOG2_MAX)]
-        if low in ctx.terms:
-            z += ctx.term_bonus
-        if capped:
-            return min(z, s.prior_cap) + min(bonus, s.book_cap)
-        return z + bonus
+        zipf, lexicon_zipf = self.index.zipf.get, self.lexicon.zipf
+        count, terms, bonus_of = ctx.counts.get, ctx.terms, s.book_weight
+        cap, book_cap, term_bonus = s.prior_cap, s.book_cap, ctx.term_bonus
+        out = []
+        for word in words:
+            z = zipf(word)
+            if z is None:
+                z = lexicon_zipf(word)
+            if z <= 0:
+                out.append(0.0)
+                continue
+            low = word if word.islower() else word.lower()
+            bonus = bonus_of * _LOG2[min(count(low, 0), _LOG2_MAX)]
+            if low in terms:
+                z += term_bonus
+            out.append(min(z, cap) + min(bonus, book_cap) if capped else z + bonus)
+        return out
 
     def decide(self, printed: str, ctx: BookContext, sentence_start: bool = False, next_word: str = "",
                ocr_factor: float = 1.0) -> Decision | None:
@@ -724,18 +745,21 @@ class Corrector:
         # plain edit distance (in C, via rapidfuzz) finds close and the lexicon likely
         folded = fold_letters(printed)
         fold_of = self.index.folded
-        near = process.extract(folded, {c: fold_of[c] for c in cands}, scorer=Levenshtein.distance,
+        words = list(cands)
+        near = process.extract(folded, list(map(fold_of.__getitem__, words)), scorer=Levenshtein.distance,
                                score_cutoff=3, limit=None)
         # branch and bound: a candidate scores at most its prior, so once the priors
         # left fall below the second best score, no candidate left can matter
         # (each plain edit costs at least the cheapest confusion: a bound on the score)
         cheapest = s.weight * 0.2
-        ranked = sorted(((self.prior(c, ctx, capped=not known) - cheapest * d, c) for _, d, c in near), reverse=True)
+        words = [words[k] for _, _, k in near]
+        priors = self.priors(words, ctx, capped=not known)
+        bounds = [p - cheapest * d for p, (_, d, _) in zip(priors, near)]
+        ranked = sorted(zip(bounds, words, priors), reverse=True)
         scored: list[tuple[float, float, str]] = []
-        for bound, c in ranked[:20]:
+        for bound, c, prior_c in ranked[:20]:
             if len(scored) >= 2 and bound <= scored[1][0]:
                 break
-            prior_c = self.prior(c, ctx, capped=not known)
             cost = self.model.cost(printed, c, ctx.long_s)
             if min(len(c), len(printed)) <= 3:
                 cost += s.short_length_change * abs(len(c) - len(printed))

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import heapq
 import math
 import os
 import warnings
@@ -61,6 +62,8 @@ _TOKEN = regex.compile(r"\p{L}+(?:['’](?=\p{L}))?|&|\d+|[.;:!?,]")
 _MARKS = {"!": ".", "?": ".", ":": ";", "&": "et"}
 _FOLD = str.maketrans({"’": "'", "œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae"})
 NUMBER = "<n>"
+# a probability is at most 1, its log at most 0: but for the rounding of the formula's sums
+_ROUNDING = 1e-9
 BOOK_TOTAL = 1_000_000  # the book's counts' total without the Littré: a long book's words
 _SHIFT = 21  # a pair is one integer: first word's id << _SHIFT | second word's id
 # letters without their accents, for tokens the Littré spells with others
@@ -287,6 +290,23 @@ class SequenceModel:
             self._pair_of[key] = hit
         return hit
 
+    def prefetch(self, keys: list[int]) -> None:
+        """Look up the counts of many pairs (keys as ``pair_of`` makes them) at once, into
+        ``pair_of``'s memo: one search of the sorted keys for the candidates of a word,
+        not one each."""
+        memo = self._pair_of
+        keys = [k for k in keys if k not in memo]
+        if not keys:
+            return
+        pairs = self.counts.pairs
+        if not len(pairs):
+            memo.update(dict.fromkeys(keys, 0))
+            return
+        wanted = np.array(keys, dtype=np.int64)
+        at = np.minimum(pairs.searchsorted(wanted), len(pairs) - 1)
+        found = np.where(pairs[at] == wanted, self.counts.pair_counts[at], 0)
+        memo.update(zip(keys, found.tolist()))
+
     def pair(self, v: str, w: str) -> int:
         """How often the Littré prints w after v (memoised for the process)."""
         hit = self._pairs.get((v, w))
@@ -365,6 +385,8 @@ class BookSequence:
         self.total = model.total or BOOK_TOTAL
         self._memo: dict[tuple[str, str, int], float] = {}
         self._unigram: dict[str, float] = {}
+        self._histories: dict[tuple[str, int], tuple] = {}
+        self._discount, self._floor = model.settings.discount, model.settings.floor
 
     def unigram(self, w: str) -> float:
         p = self._unigram.get(w)
@@ -386,28 +408,44 @@ class BookSequence:
             hit = self._memo.get(key)
             if hit is not None:
                 return hit
-        # a hundred thousand calls a book: the model's memos read inline, not through
-        # their methods (the same values, in the same arithmetic)
-        m = self.model
-        s = m.settings
-        d = s.discount
-        ids = m._id_of
-        i = ids.get(v, -1)
-        if i == -1:
-            i = m.id_of(v)
-        book = self.book
-        hb = book.unigrams.get(v, 0) - less  # v's occurrences, this one left out
-        if hb < 0:
-            hb = 0
-        h = (m.history[i] if i is not None else 0.0) + self.beta * hb
-        if low is None:
             p = self._unigram.get(w)
             if p is None:
                 p = self.unigram(w)
         else:
             p = low
+        history = self._histories.get((v, less))
+        if history is None:
+            history = self._history(v, less)
+        lp = self._after(v, w, history, p, less)
+        if low is None:
+            self._memo[key] = lp
+        return lp
+
+    def _history(self, v: str, less: int) -> tuple:
+        """What P(• | v) needs of v, made once per word (a hundred thousand probabilities
+        a book, a few thousand histories): its Littré id, its occurrences in the book
+        (this one left out), its history h, whether its book pairs can count, and the
+        two weights of the formula, multiplied out as the formula multiplies them."""
+        m = self.model
+        s = m.settings
+        i = m.id_of(v)
+        hb = self.book.unigrams.get(v, 0) - less  # v's occurrences, this one left out
+        if hb < 0:
+            hb = 0
+        h = (m.history[i] if i is not None else 0.0) + self.beta * hb
+        # no pair of v can count: all its book history is the unigram's
+        share = 1.0 if hb < self.book.min_count else s.book_backoff
+        n = m.followers[i] if i is not None else 0
+        history = self._histories[(v, less)] = (
+            i, h, share == 1.0, self.beta * (1 - share), s.discount * n + self.beta * share * hb)
+        return history
+
+    def _after(self, v: str, w: str, history: tuple, p: float, less: int) -> float:
+        """log10 P(w | v) from v's ``_history`` and w's unigram probability p."""
+        i, h, pooled, pair_weight, unigram_weight = history
+        m = self.model
         if h > 0:
-            j = ids.get(w, -1)
+            j = m._id_of.get(w, -1)
             if j == -1:
                 j = m.id_of(w)
             if i is not None and j is not None:
@@ -416,25 +454,91 @@ class BookSequence:
                     pc = m.pair_of(i, j)
             else:
                 pc = 0
-            if hb < book.min_count:
-                share, b = 1.0, 0  # no pair of v can count: all its book history is the unigram's
-            else:
-                share = s.book_backoff
-                b = book.pairs.get((v, w), 0) - less
-                if b < book.min_count:
+            b = 0
+            if not pooled:
+                b = self.book.pairs.get((v, w), 0) - less
+                if b < self.book.min_count:
                     b = 0
-            n = m.followers[i] if i is not None else 0
-            p = (max(pc - d, 0.0) + self.beta * (1 - share) * b + (d * n + self.beta * share * hb) * p) / h
-        lp = math.log10(max(p, s.floor))
-        if low is None:
-            self._memo[key] = lp
-        return lp
+            p = (max(pc - self._discount, 0.0) + pair_weight * b + unigram_weight * p) / h
+        return math.log10(max(p, self._floor))
 
     def around(self, prev: str, w: str, nxt: str, printed: bool = False) -> float:
         """log10 P(w | prev) + log10 P(nxt | w): how well w fits between its neighbours;
         ``printed``: w is the word printed there, whose own two pairs do not count."""
         less = 1 if printed else 0
         return self.logp(w, prev, less) + self.logp(nxt, w, less)
+
+    def fits(self, prev: str, words: list[str], nxt: str) -> list[float]:
+        """``around`` of each of the words (not printed there): the candidates of one
+        word, their pairs' counts looked up together."""
+        second = self._second(nxt)
+        return [a + second(w) for a, w in zip(self._firsts(prev, words, nxt), words)]
+
+    def best_fits(self, prev: str, words: list[str], labels: list, nxt: str, n: int) -> list[tuple[float, object]]:
+        """``sorted(zip(self.fits(prev, words, nxt), labels), reverse=True)[:n]``, the
+        second pair of each word looked up only while it may matter: a word's fit is at
+        most its first pair's log-probability (the second's is at most 0), so once n
+        fits are above the first pair's of the words left, those words are not among
+        the n best (an unknown word has hundreds of candidates, a sentence a few)."""
+        if n < 1:
+            return []
+        firsts = self._firsts(prev, words, nxt)
+        second = self._second(nxt)
+        found: list[tuple[float, object]] = []
+        top: list[float] = []  # the n best fits so far, least first
+        for k in sorted(range(len(words)), key=firsts.__getitem__, reverse=True):
+            if len(top) == n and firsts[k] + _ROUNDING < top[0]:
+                break
+            fit = firsts[k] + second(words[k])
+            found.append((fit, labels[k]))
+            if len(top) < n:
+                heapq.heappush(top, fit)
+            elif fit > top[0]:
+                heapq.heapreplace(top, fit)
+        found.sort(reverse=True)
+        return found[:n]
+
+    def _firsts(self, prev: str, words: list[str], nxt: str) -> list[float]:
+        """log10 P(w | prev) of each word, with the Littré's counts of the pairs of each
+        word with both its neighbours looked up at once."""
+        m = self.model
+        id_of, known = m.id_of, m._id_of.get
+        i, k = id_of(prev), id_of(nxt)
+        keys = []
+        for w in words:
+            j = known(w, -1)
+            if j == -1:
+                j = id_of(w)
+            if j is not None:
+                if i is not None:
+                    keys.append(i << _SHIFT | j)
+                if k is not None:
+                    keys.append(j << _SHIFT | k)
+        m.prefetch(keys)
+        memo, after, unigrams = self._memo, self._after, self._unigram
+        before = self._histories.get((prev, 0)) or self._history(prev, 0)
+        out = []
+        for w in words:
+            key = (prev, w, 0)
+            a = memo.get(key)
+            if a is None:
+                a = memo[key] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
+            out.append(a)
+        return out
+
+    def _second(self, nxt: str) -> Callable[[str], float]:
+        """log10 P(nxt | w) as a function of w (memoised as ``logp``)."""
+        memo, after, histories = self._memo, self._after, self._histories
+        p_next = self._unigram.get(nxt) or self.unigram(nxt)
+
+        def second(w: str) -> float:
+            key = (w, nxt, 0)
+            b = memo.get(key)
+            if b is None:
+                b = memo[key] = after(w, nxt, histories.get((w, 0)) or self._history(w, 0), p_next, 0)
+            return b
+
+        return second
 
     def around_unknown(self, prev: str, nxt: str, logp: float) -> float:
         """``around`` for a word the counts do not know, as likely as 10**logp alone."""
