@@ -248,13 +248,13 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
-        if d.applied and d.fix in ("clean.real_word", "clean.non_word") and ctx.reader is not None:
+        if d.applied and d.fix == "clean.real_word" and ctx.reader is not None:
             if neighbours is None:
                 neighbours = _Neighbours(text)
             prev, nxt = neighbours.around(m.start())
-            if d.fix == "clean.real_word" and ctx.reader.vetoes(word, d.word, prev, nxt):
+            if ctx.reader.vetoes(word, d.word, prev, nxt):
                 d = replace(d, applied=False)  # the sentence says the print: an editor's to decide
-            else:
+            else:  # (an unknown word's readings are the context step's to weigh: hundreds each)
                 d = ctx.reader.rereads(word, d.word, prev, nxt, sentence_start) or d
         if d.applied:
             yield Edit(m.start(), m.end(), d.word, d.fix, d.confidence)
