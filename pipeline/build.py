@@ -32,6 +32,7 @@ from .link.checks import run_checks
 from .link.stubs import write_package
 from .proof import proof
 from .publish import publish
+from .publish.search import passages_search_text
 from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
                       RawChapter, Segmented)
 from .resources import Resources
@@ -109,6 +110,7 @@ class ChapterResult:
     rules_error: str | None = None
     evidence: dict = field(default_factory=dict)  # book's counts' name → what the cleaning read of them (Consulted.read)
     book: tuple[str, str] = ("", "")  # the book's candidate words it was cleaned with (book_evidence)
+    search: tuple[str, ...] = ()  # passages.text_search of each of seg's passages (publish.search)
     times: dict[str, float] = field(default_factory=dict)
 
 
@@ -130,13 +132,36 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
     if seg is not None:
         twice, book_candidates = book_evidence(res)
         result.book = (twice, book_candidates())
+        with _timed(times, "publish"):
+            result.search = passages_search_text(seg.passages, res.lexicon)
         todo = candidates(seg)
-        if todo and not rules_loaded(res):
+        known = res.cached(KNOWN_RULES, dict)
+        # a passage read before as it reads now (a chapter edited elsewhere) states the
+        # same rule: spaCy is loaded only for the passages never read
+        unread = [p for p in todo if p.text.text not in known]
+        if unread and not rules_loaded(res):
             with _timed(times, "start-up: spaCy"):
                 load_rules(res)
         with _timed(times, "rules"):
-            result.rules, result.rules_error = extract(seg, todo, res)
+            read, result.rules_error = extract(seg, unread, res) if unread else ((), None)
+            if result.rules_error is None:
+                fresh = dict(zip((p.text.text for p in unread), read))
+                result.rules = tuple(replace(fresh.get(p.text.text) or known[p.text.text], passage_seq=p.seq)
+                                     for p in todo)
     return result
+
+
+# resources' key: a passage's clean text → the rule read of it in an earlier build
+KNOWN_RULES = "build.known_rules"
+
+
+def known_rules(results: Iterator[ChapterResult | None]) -> dict:
+    """The rule each candidate passage of these results states, by the passage's text."""
+    known = {}
+    for result in results:
+        if result is not None and result.seg is not None and result.rules is not None:
+            known.update((p.text.text, rec) for p, rec in zip(candidates(result.seg), result.rules))
+    return known
 
 
 def _warm(res: Resources) -> None:
@@ -230,6 +255,8 @@ def build(
                     progress(name)
             else:
                 todo.append(raw)
+        if todo and not full:
+            res.ship(KNOWN_RULES, known_rules(store.previous(raw.source_file) for raw in todo))
     for result in run_chapters(todo, res, jobs, engine, scheduler, progress):
         results[result.source_file] = result
         for stage, dt in result.times.items():
@@ -275,7 +302,7 @@ def build(
         with _timed(times, "publish"):
             made = stubs(linked)
             publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, made,
-                    checks)
+                    checks, {name: r.search for name, r in results.items() if r.seg is not None})
             write_package([s for s, _ in made.values()], db_path.parent)
             complete = all(results[name].seg is not None for name in raws)
             store.mark_published(db_path, edition, replace(report, published=True) if complete else None)

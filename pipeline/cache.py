@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pickle
 import sys
 from dataclasses import asdict
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from .clean.sequence import littre_identity
-from .files import alive, temporary
+from .files import alive, uncollected, write_whole
 from .resources import Consulted, Resources
 
 if TYPE_CHECKING:
@@ -93,10 +92,24 @@ class ChapterCache:
             stored_key, digest, payload = rest.split(b"\n", 2)
             if header != FORMAT or stored_key.decode() != key or digest.decode() != hashlib.sha256(payload).hexdigest():
                 return None
-            result = pickle.loads(payload)
+            with uncollected():
+                result = pickle.loads(payload)
         except Exception:  # noqa: BLE001 - missing, truncated or foreign: made again
             return None
         return result if isinstance(result, ChapterResult) else None
+
+    def _latest_path(self, source_file: str) -> Path:
+        return self.folder / "latest" / _digest(source_file)[:32]
+
+    def previous(self, source_file: str) -> ChapterResult | None:
+        """The entry last saved for this chapter file, whatever its key: what an edited
+        chapter was before the edit (its rules may still hold for its unchanged passages)."""
+        try:
+            version, key = self._latest_path(source_file).read_text(encoding="ascii").split()
+        except (OSError, ValueError):
+            return None
+        # of another pipeline, its rules may not be this one's
+        return self.load(key) if version == self.version else None
 
     def remove_stale(self) -> list[Path]:
         """Remove the entries a killed build was writing (their writer dead)."""
@@ -110,11 +123,9 @@ class ChapterCache:
 
     def save(self, key: str, result: ChapterResult) -> None:
         payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temporary(path)
-        tmp.write_bytes(FORMAT + key.encode() + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
-        os.replace(tmp, path)
+        write_whole(self._path(key),
+                    FORMAT + key.encode() + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+        write_whole(self._latest_path(result.source_file), f"{self.version} {key}".encode("ascii"))
 
     @staticmethod
     def validity(twice: str, book_candidates: Callable[[], str],
@@ -124,6 +135,12 @@ class ChapterCache:
         candidate words (from the words used twice, a cheap digest; only when those
         differ, from the candidates themselves, which needs the lexicon)."""
         known: dict[str, str] = {}
+        tops: dict[str, object] = {}  # each mapping's largest value, found once for all entries
+
+        def top(name: str) -> object:
+            if name not in tops:
+                tops[name] = max(mappings[name].values(), default=0)
+            return tops[name]
 
         def holds(result: ChapterResult) -> bool:
             used_twice, candidates = result.book
@@ -132,7 +149,7 @@ class ChapterCache:
                     known["candidates"] = book_candidates()
                 if candidates != known["candidates"]:
                     return False
-            return all(name in mappings and Consulted.holds(read, mappings[name])
+            return all(name in mappings and Consulted.holds(read, mappings[name], lambda: top(name))
                        for name, read in result.evidence.items())
 
         return holds
@@ -183,13 +200,9 @@ class ChapterCache:
         when it can stand for a rebuild: every chapter read was processed (a chapter
         that failed is tried again)."""
         st = db_path.stat()
-        path = self._published_path(db_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temporary(path)
         mark = {"edition": edition, "stat": [st.st_size, st.st_mtime_ns],
                 "report": None if report is None else _report_data(report)}
-        tmp.write_text(json.dumps(mark), encoding="utf-8")
-        os.replace(tmp, path)
+        write_whole(self._published_path(db_path), json.dumps(mark).encode("utf-8"))
 
 
 def chapter_digest(path: Path, proofs: str | None) -> str:

@@ -101,13 +101,19 @@ class Consulted:
         return values
 
     @classmethod
-    def holds(cls, read: dict, mapping) -> bool:
-        """Whether ``mapping`` gives everything ``read`` recorded as it was recorded."""
+    def holds(cls, read: dict, mapping, largest: Callable[[], object] | None = None) -> bool:
+        """Whether ``mapping`` gives everything ``read`` recorded as it was recorded;
+        ``largest`` gives the mapping's largest value (known to the caller that checks
+        many records against one mapping)."""
+        words, values = list(read), list(read.values())
         top = read.get(cls.TOP, _NONE)
-        words = [k for k in read if k != cls.TOP] if top is not _NONE else list(read)
+        if top is not _NONE:
+            at = words.index(cls.TOP)
+            del words[at], values[at]
         # compared in C (map, list equality): a chapter looks up thousands of words
-        return list(map(mapping.get, words)) == [read[k] for k in words] and (
-            top is _NONE or max(mapping.values(), default=0) == top)
+        if list(map(mapping.get, words)) != values:
+            return False
+        return top is _NONE or (largest() if largest else max(mapping.values(), default=0)) == top
 
 
 class Resources:

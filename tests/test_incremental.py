@@ -41,7 +41,14 @@ def test_a_build_from_the_cache_is_the_build_made_afresh(tmp_path):
     _edit(corpus / CHANGED, "plus ou moins , qu'il", "plus ou moins, qu'il")
     changed = build(corpus, db)
     assert (changed.cached, changed.up_to_date) == (4, False)
+    # its passages read as they did: their rules are the previous build's, spaCy not loaded
+    assert changed.spacy is None
     assert_same_database(db, _afresh(corpus, tmp_path / "b"))
+
+    # the text of its article 52 changed: that passage's rule is read again
+    _edit(corpus / CHANGED, "Les trois matadors ne peuvent", "Les trois matadors ne doivent")
+    assert build(corpus, db).spacy is not None
+    assert_same_database(db, _afresh(corpus, tmp_path / "c"))
 
 
 def _edit(path: Path, old: str, new: str) -> None:
