@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import regex
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -222,6 +224,11 @@ def room_only(db: Path) -> int:
     return 0
 
 
+def _whole(word: str) -> regex.Pattern:
+    """``word`` where it stands as a whole word."""
+    return regex.compile(rf"(?<!\w){regex.escape(word)}(?!\w)")
+
+
 def kbps(chars: float, s: float) -> str:
     return f"{chars / s / 1000:8.1f}" if s > 0 else "       -"
 
@@ -265,7 +272,8 @@ def main() -> int:
           "  per stage, kB/s")
     for n in ([130] if a.quick else [1, 10, 130]):
         corpus = tmp / f"book{n}"
-        make_library(corpus, 1, n, seed)
+        errors: dict[str, list[tuple[str, str]]] = {}  # the last book's (130 chapters) kept
+        make_library(corpus, 1, n, seed, errors)
         out[f"book {n}"] = m = build_once(corpus, tmp / f"out{n}")
         print(row(f"book, {n} chapters", m), flush=True)
     book, full = tmp / "book130", out["book 130"]
@@ -277,28 +285,36 @@ def main() -> int:
     text = chapter.read_text(encoding="utf-8")
     chapter.write_text(text.replace(". ", ".  ", 1), encoding="utf-8")
     spacing = build_once(book, tmp / "out130", full=False)
+    # the worst case: a word every chapter's decisions read (of the book's counts) replaced by a word none prints
     word = text.split()[40]
     chapter.write_text(text.replace(f" {word} ", " jeton ", 1), encoding="utf-8")
     changed = build_once(book, tmp / "out130", full=False)
+    # an editor's edit: one OCR error corrected to the word it was made from
+    printed, meant = next((w, m) for w, m in errors[chapter.name] if len(_whole(w).findall(text)) == 1)
+    chapter.write_text(_whole(printed).sub(meant, text), encoding="utf-8")
+    corrected = build_once(book, tmp / "out130", full=False)
     chapter.write_text(text, encoding="utf-8")
 
     print("\nincremental, 130-chapter book:")
-    for label, m in (("nothing changed", noop), ("one chapter's spacing", spacing), ("one chapter's word", changed)):
+    for label, m in (("nothing changed", noop), ("one chapter's spacing", spacing),
+                     (f"one word: {word} → jeton", changed), (f"an OCR error: {printed} → {meant}", corrected)):
         print(f"  {label:<24} {m['wall']:6.1f} s  ({m['cached']} of {m['chapters']} chapters from the cache, "
               f"{m['wall'] / full['wall']:.0%} of the full build)", flush=True)
     incremental = (
         ("no-op rebuild, 130 chapters", f"{noop['wall']:.1f} s", f"< {TARGET_NOOP_S:.0f} s", noop["wall"] < TARGET_NOOP_S),
         ("one chapter's spacing changed", f"{spacing['wall'] / full['wall']:.0%}", f"< {TARGET_ONE_CHANGE:.0%}",
          spacing["wall"] / full["wall"] < TARGET_ONE_CHANGE),
-        ("one chapter's word changed", f"{changed['wall'] / full['wall']:.0%}", f"< {TARGET_ONE_CHANGE:.0%}",
-         changed["wall"] / full["wall"] < TARGET_ONE_CHANGE),
+        ("one chapter's word changed (worst case)", f"{changed['wall'] / full['wall']:.0%}",
+         f"< {TARGET_ONE_CHANGE:.0%}", changed["wall"] / full["wall"] < TARGET_ONE_CHANGE),
+        ("one chapter's OCR error corrected", f"{corrected['wall'] / full['wall']:.0%}", f"< {TARGET_ONE_CHANGE:.0%}",
+         corrected["wall"] / full["wall"] < TARGET_ONE_CHANGE),
     )
     if a.quick:
         print_targets(incremental)
         (ROOT / "bench" / "out").mkdir(exist_ok=True)
         (ROOT / "bench" / "out" / "scale-quick.json").write_text(json.dumps({
             "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "book": out, "noop": noop, "spacing": spacing,
-            "word": changed}, indent=1))
+            "word": changed, "ocr_error": corrected}, indent=1))
         shutil.rmtree(tmp, ignore_errors=True)
         return 0
 
@@ -341,7 +357,7 @@ def main() -> int:
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
     (ROOT / "bench" / "out" / "scale.json").write_text(json.dumps({
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "book": out, "noop": noop, "spacing": spacing, "word": changed,
-        "j2": j2, "libraries": {str(k): v for k, v in libraries.items()}, "dask": dask, "p95_ms": latency}, indent=1))
+        "ocr_error": corrected, "j2": j2, "libraries": {str(k): v for k, v in libraries.items()}, "dask": dask, "p95_ms": latency}, indent=1))
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

@@ -35,7 +35,7 @@ from .publish import publish
 from .publish.search import passages_search_text
 from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
                       RawChapter, Segmented)
-from .resources import Resources
+from .resources import Evidence, Resources
 from .segment import segment
 from .segment.citations import assign_citations
 
@@ -108,7 +108,7 @@ class ChapterResult:
     error: str | None = None
     rules: tuple | None = None  # RuleRecord of each of link.candidates(seg), in order
     rules_error: str | None = None
-    evidence: dict = field(default_factory=dict)  # book's counts' name → what the cleaning read of them (Consulted.read)
+    evidence: dict = field(default_factory=dict)  # book's counts' name → what the cleaning read of them (Evidence)
     book: tuple[str, str] = ("", "")  # the book's candidate words it was cleaned with (book_evidence)
     search: tuple[str, ...] = ()  # passages.text_search of each of seg's passages (publish.search)
     times: dict[str, float] = field(default_factory=dict)
@@ -125,7 +125,7 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
         res.consulted = {}
         try:
             seg, err = _process_or_reason(raw, res, times, CHAPTER_STAGES[1:])
-            evidence = {name: view.read for name, view in res.consulted.items()}
+            evidence = {name: Evidence(view.read) for name, view in res.consulted.items()}
         finally:
             res.consulted = None
     result = ChapterResult(raw.source_file, seg, err, times=times.seconds, evidence=evidence)

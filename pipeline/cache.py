@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from .clean.sequence import littre_identity
 from .files import alive, uncollected, write_whole
-from .resources import Consulted, Resources
+from .resources import Resources
 
 if TYPE_CHECKING:
     from .build import ChapterResult
@@ -149,7 +149,7 @@ class ChapterCache:
                     known["candidates"] = book_candidates()
                 if candidates != known["candidates"]:
                     return False
-            return all(name in mappings and Consulted.holds(read, mappings[name], lambda: top(name))
+            return all(name in mappings and read.holds(mappings[name], lambda: top(name))
                        for name, read in result.evidence.items())
 
         return holds

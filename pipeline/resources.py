@@ -9,6 +9,8 @@ that it is made once per process and the stages below never import the stages ab
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import threading
 from dataclasses import dataclass
 from functools import cached_property
@@ -66,9 +68,6 @@ class Vocabulary:
         )
 
 
-_NONE = object()
-
-
 class Consulted:
     """A read-only view of a corpus-wide mapping (the book's word counts) that remembers
     what was read of it: each key looked up with its value (None: absent), and its
@@ -101,19 +100,75 @@ class Consulted:
         return values
 
     @classmethod
-    def holds(cls, read: dict, mapping, largest: Callable[[], object] | None = None) -> bool:
-        """Whether ``mapping`` gives everything ``read`` recorded as it was recorded;
-        ``largest`` gives the mapping's largest value (known to the caller that checks
-        many records against one mapping)."""
-        words, values = list(read), list(read.values())
-        top = read.get(cls.TOP, _NONE)
-        if top is not _NONE:
-            at = words.index(cls.TOP)
-            del words[at], values[at]
-        # compared in C (map, list equality): a chapter looks up thousands of words
-        if list(map(mapping.get, words)) != values:
+    def holds(cls, read: dict, mapping) -> bool:
+        """Whether ``mapping`` gives everything ``read`` recorded as it was recorded."""
+        return Evidence(read).holds(mapping)
+
+
+class Evidence:
+    """What a chapter read of one of the book's mappings (``Consulted.read``), kept as
+    the cache keeps it: the keys it looked up as text (a word a line; a pair's words in
+    two such columns), the largest value if it read it, and a digest of the values it
+    found. A chapter looks up thousands of keys: kept as a dict, they made most of an
+    entry's size and of the time to read it back; checked, they are compared in C."""
+
+    __slots__ = ("count", "columns", "keys_kept", "digest", "top")
+
+    def __init__(self, read: dict):
+        self.top = read.get(Consulted.TOP)  # None: not read (a largest value is a number)
+        keys, values = list(read), list(read.values())
+        if Consulted.TOP in read:
+            at = keys.index(Consulted.TOP)
+            del keys[at], values[at]
+        self.count = len(keys)
+        self.columns, self.keys_kept = _as_columns(keys), None
+        if self.columns is None:  # keys of another shape (or holding a newline): kept as they are
+            self.keys_kept = tuple(keys)
+        self.digest = _values_digest(values)
+
+    def __getstate__(self) -> tuple:
+        return self.count, self.columns, self.keys_kept, self.digest, self.top
+
+    def __setstate__(self, state: tuple) -> None:
+        self.count, self.columns, self.keys_kept, self.digest, self.top = state
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Evidence) and self.__getstate__() == other.__getstate__()
+
+    def keys(self) -> list:
+        """The keys looked up, in the order they were."""
+        if self.keys_kept is not None:
+            return list(self.keys_kept)
+        if not self.count:
+            return []
+        if isinstance(self.columns, str):
+            return self.columns.split("\n")
+        return list(zip(*(column.split("\n") for column in self.columns)))
+
+    def holds(self, mapping, largest: Callable[[], object] | None = None) -> bool:
+        """Whether ``mapping`` gives each key the value it gave then; ``largest`` gives
+        its largest value (known to a caller that checks many chapters against it)."""
+        if _values_digest(list(map(mapping.get, self.keys()))) != self.digest:
             return False
-        return top is _NONE or (largest() if largest else max(mapping.values(), default=0)) == top
+        return self.top is None or (largest() if largest else max(mapping.values(), default=0)) == self.top
+
+
+def _as_columns(keys: list) -> str | tuple[str, ...] | None:
+    """Words as one text, a word a line; pairs of words as two such texts; None for keys
+    of another shape, or whose words a newline would split."""
+    if all(isinstance(k, str) for k in keys):
+        text = "\n".join(keys)
+        return text if text.count("\n") == max(len(keys) - 1, 0) else None
+    if all(isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], str) and isinstance(k[1], str) for k in keys):
+        columns = tuple("\n".join(column) for column in zip(*keys))
+        ok = len(columns) == 2 and all(c.count("\n") == len(keys) - 1 for c in columns)
+        return columns if ok else None
+    return None
+
+
+def _values_digest(values: list) -> bytes:
+    # counts (ints, None for a key absent): pickled alike for alike lists in any process
+    return hashlib.blake2b(pickle.dumps(values, protocol=5), digest_size=16).digest()
 
 
 class Resources:

@@ -3,6 +3,7 @@ built from the cache the database built afresh, table by table, row by row."""
 
 from __future__ import annotations
 
+import pickle
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from pipeline.build import ChapterResult, build
 from pipeline.cache import ChapterCache, chapter_digest
 from pipeline.records import BuildReport, Diagnostic, RawChapter
-from pipeline.resources import Consulted, Resources
+from pipeline.resources import Consulted, Evidence, Resources
 from tests.helpers import CORPUS, assert_same_database
 
 CHANGED = "003_f61ce87bf6c7524e.txt"
@@ -90,10 +91,11 @@ BOOK = {
 
 
 def _evidence(db: Path) -> dict[str, dict]:
-    """Each chapter's recorded evidence, from its cache entry beside ``db`` (one build's: an entry a chapter each)."""
+    """The keys each chapter looked up of each book mapping, from its cache entry beside
+    ``db`` (one build's: an entry a chapter each)."""
     store = ChapterCache(db.parent / "cache", "")
     entries = [store.load(p.stem) for p in (db.parent / "cache").glob("*/*.chapter")]
-    return {r.source_file: r.evidence for r in entries if r is not None}
+    return {r.source_file: {name: set(e.keys()) for name, e in r.evidence.items()} for r in entries if r is not None}
 
 
 @pytest.mark.slow  # five builds of three short chapters
@@ -195,6 +197,32 @@ def test_what_a_chapter_consulted_holds_while_each_value_read_is_the_same():
     assert Consulted.holds(view.read, counts | {"de": 41})  # not read
     max(view.values())
     assert not Consulted.holds(view.read, counts | {"de": 41})  # read now: the largest count
+
+
+def test_evidence_keeps_the_keys_read_and_holds_as_the_lookups_did():
+    """As kept in the cache: the words and pairs read, in order, checked as ``Consulted.holds`` checks."""
+    pairs = {("le", "roi"): 3, ("la", "dame"): 2}
+    view = Consulted(pairs)
+    assert (view[("le", "roi")], view.get(("de", "pique"))) == (3, None)
+    kept = pickle.loads(pickle.dumps(Evidence(view.read)))
+    assert kept == Evidence(view.read) and kept.keys() == [("le", "roi"), ("de", "pique")]
+    assert kept.columns == ("le\nde", "roi\npique")
+    assert kept.holds(pairs | {("la", "dame"): 5})
+    assert not kept.holds(pairs | {("de", "pique"): 1})
+    assert not kept.holds({("la", "dame"): 2})
+
+    words = Consulted({"piquet": 3, "de": 40})
+    words.get("piquet"), words.get("hombre"), max(words.values())
+    kept = pickle.loads(pickle.dumps(Evidence(words.read)))
+    assert (kept.keys(), kept.columns, kept.top) == (["piquet", "hombre"], "piquet\nhombre", 40)
+    assert kept.holds({"piquet": 3, "de": 40, "robre": 1})
+    assert not kept.holds({"piquet": 3, "de": 41})  # the largest count read, changed
+    assert not kept.holds({"piquet": 3, "de": 40, "hombre": 2})
+    assert Evidence({}).keys() == [] and Evidence({}).holds({"de": 1})
+
+    odd = Evidence({"a\nb": 1, "c": None})  # a key a newline would split: kept as it is
+    assert (odd.columns, odd.keys()) == (None, ["a\nb", "c"])
+    assert odd.holds({"a\nb": 1}) and not odd.holds({"a\nb": 2})
 
 
 def test_the_edition_changes_with_any_chapter_decision_size_limit_or_corpus_file(tmp_path):
