@@ -29,7 +29,7 @@ from .layout import layout
 from .engines import run_chapters
 from .link import candidates, extract, link, load_rules, loaded_components, rules_loaded, stubs
 from .link.checks import run_checks
-from .link.stubs import write_package
+from .link.stubs import wrapped, write_package
 from .proof import proof
 from .publish import publish
 from .publish.search import passages_search_text
@@ -111,6 +111,7 @@ class ChapterResult:
     evidence: dict = field(default_factory=dict)  # book's counts' name → what the cleaning read of them (Evidence)
     book: tuple[str, str] = ("", "")  # the book's candidate words it was cleaned with (book_evidence)
     search: tuple[str, ...] = ()  # passages.text_search of each of seg's passages (publish.search)
+    wrapped: tuple[str, ...] = ()  # the text of each candidate passage as its stub's docstring holds it
     times: dict[str, float] = field(default_factory=dict)
 
 
@@ -148,6 +149,8 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
                 fresh = dict(zip((p.text.text for p in unread), read))
                 result.rules = tuple(replace(fresh.get(p.text.text) or known[p.text.text], passage_seq=p.seq)
                                      for p in todo)
+        with _timed(times, "publish"):
+            result.wrapped = tuple(wrapped(p.text.text) for p in todo)
     return result
 
 
@@ -300,7 +303,8 @@ def build(
         report.up_to_date = True  # the database holds exactly this build: not written again
     else:
         with _timed(times, "publish"):
-            made = stubs(linked)
+            made = stubs(linked, {p.text.text: w for r in results.values() if r.seg is not None
+                                  for p, w in zip(candidates(r.seg), r.wrapped)})
             publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, made,
                     checks, {name: r.search for name, r in results.items() if r.seg is not None})
             write_package([s for s, _ in made.values()], db_path.parent)
