@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 
 from .cache import ChapterCache, chapter_digest, pipeline_version
 from .clean import clean
-from .clean.book import book_evidence, book_mappings, corrector, count_corpus
+from .clean.book import book_delta, book_evidence, book_mappings, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
 from .ingest import MAX_CHAPTER_BYTES, ingest
@@ -246,12 +246,17 @@ def build(
                 results[f.name] = ChapterResult(f.name, None, exc.reason)
         count_corpus(res, raws.values(), corpus)
     keys = {name: store.key(raw, res.proof_text(name)) for name, raw in raws.items()}
+    # the book's counts are this corpus's chapters' (resources of another corpus keep their own)
+    own_book = Path(res.corpus).resolve() == corpus.resolve()
     todo = []
     with _timed(times, "cache"):
-        valid = store.validity(*book_evidence(res), book_mappings(res))
+        since = None
+        if own_book and not full:
+            since = store.book_since(corpus, keys, {name: raw.text for name, raw in raws.items()}, book_delta)
+        valid = store.validity(*book_evidence(res), book_mappings(res), since)
         for name, raw in raws.items():
             hit = None if full else store.load(keys[name])
-            if hit is not None and valid(hit):
+            if hit is not None and valid(hit, keys[name]):
                 results[name] = hit
                 report.cached += 1
                 if progress:
@@ -266,6 +271,8 @@ def build(
             times.add(stage, dt)
         if result.seg is not None:
             store.save(keys[result.source_file], result)
+    if own_book:
+        store.mark_book(corpus, keys if all(results[name].seg is not None for name in raws) else None)
 
     done: list[tuple[ChapterInfo, Segmented]] = []
     rules: dict[str, tuple] = {}

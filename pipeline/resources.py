@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Collection, TypeVar
 
 from . import data
 from .decisions import proof_file
@@ -144,6 +144,19 @@ class Evidence:
         if isinstance(self.columns, str):
             return self.columns.split("\n")
         return list(zip(*(column.split("\n") for column in self.columns)))
+
+    def may_read(self, keys: Collection) -> bool:
+        """Whether any of ``keys`` may be one of those read: a quick test, sure when it
+        says no (a pair is taken as read when its first word begins a pair read)."""
+        if not keys or not self.count:
+            return False
+        if self.keys_kept is not None:
+            return not set(keys).isdisjoint(self.keys_kept)
+        if isinstance(self.columns, str):
+            lines = f"\n{self.columns}\n"
+            return any(not isinstance(k, str) or f"\n{k}\n" in lines for k in keys)
+        firsts = f"\n{self.columns[0]}\n"
+        return any(not (isinstance(k, tuple) and len(k) == 2) or f"\n{k[0]}\n" in firsts for k in keys)
 
     def holds(self, mapping, largest: Callable[[], object] | None = None) -> bool:
         """Whether ``mapping`` gives each key the value it gave then; ``largest`` gives

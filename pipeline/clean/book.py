@@ -118,6 +118,18 @@ def book_mappings(res: Resources) -> dict[str, Mapping]:
     return {"clean.counts": counts, "clean.sequence.words": book.unigrams, "clean.sequence.pairs": book.pairs}
 
 
+def book_delta(before: Iterable[str], after: Iterable[str]) -> dict[str, set]:
+    """The keys of each of the book's counts (by ``book_mappings``' names) whose value
+    changes when the chapters of texts ``before`` are replaced by those of ``after``:
+    each count is a sum over the chapters, so only theirs are counted."""
+    before, after = list(before), list(after)
+    (words_before, pairs_before), (words_after, pairs_after) = book_pairs(before), book_pairs(after)
+    changed = {"clean.counts": (book_counts(before), book_counts(after)),
+               "clean.sequence.words": (words_before, words_after),
+               "clean.sequence.pairs": (pairs_before, pairs_after)}
+    return {name: {k for k, _ in old.items() ^ new.items()} for name, (old, new) in changed.items()}
+
+
 def _digest(words: list[str]) -> str:
     return hashlib.sha256("\n".join(words).encode()).hexdigest()
 
