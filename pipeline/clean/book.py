@@ -106,8 +106,17 @@ def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
     candidates. A digest of the words it uses twice (cheap), and a function giving the
     digest of the candidates those words add (the lexicon loaded)."""
     counts, _ = corpus_counts(res)
-    twice = _digest(sorted(w for w, n in counts.items() if n >= 2))
-    return twice, lambda: _digest(sorted(corrector(res).book_candidates()))
+    # made once for these counts (every chapter asks), made again if they are replaced
+    kept = res.cached("clean.book_evidence", lambda: [None, "", None])
+    if kept[0] is not counts:
+        kept[:] = [counts, _digest(sorted(w for w, n in counts.items() if n >= 2)), None]
+
+    def candidates() -> str:
+        if kept[2] is None:
+            kept[2] = _digest(sorted(corrector(res).book_candidates()))
+        return kept[2]
+
+    return kept[1], candidates
 
 
 def book_mappings(res: Resources) -> dict[str, Mapping]:
