@@ -286,29 +286,31 @@ def main() -> int:
     text = chapter.read_text(encoding="utf-8")
     chapter.write_text(text.replace(". ", ".  ", 1), encoding="utf-8")
     spacing = build_once(book, tmp / "out130", full=False)
+    # an editor's edit: one OCR error corrected to the word it was made from (the
+    # entries of the chapters it leaves alone are those of the full build: an entry is
+    # kept under its chapter's bytes, the last one made)
+    printed, meant = next((w, m) for w, m in errors[chapter.name] if len(_whole(w).findall(text)) == 1)
+    chapter.write_text(_whole(printed).sub(meant, text), encoding="utf-8")
+    corrected = build_once(book, tmp / "out130", full=False)
     # the worst case: a word every chapter's decisions read (of the book's counts) replaced by a word none prints
     word = text.split()[40]
     chapter.write_text(text.replace(f" {word} ", " jeton ", 1), encoding="utf-8")
     changed = build_once(book, tmp / "out130", full=False)
-    # an editor's edit: one OCR error corrected to the word it was made from
-    printed, meant = next((w, m) for w, m in errors[chapter.name] if len(_whole(w).findall(text)) == 1)
-    chapter.write_text(_whole(printed).sub(meant, text), encoding="utf-8")
-    corrected = build_once(book, tmp / "out130", full=False)
     chapter.write_text(text, encoding="utf-8")
 
     print("\nincremental, 130-chapter book:")
     for label, m in (("nothing changed", noop), ("one chapter's spacing", spacing),
-                     (f"one word: {word} → jeton", changed), (f"an OCR error: {printed} → {meant}", corrected)):
-        print(f"  {label:<24} {m['wall']:6.1f} s  ({m['cached']} of {m['chapters']} chapters from the cache, "
+                     (f"an OCR error: {printed} → {meant}", corrected), (f"one word: {word} → jeton", changed)):
+        print(f"  {label:<36} {m['wall']:6.1f} s  ({m['cached']} of {m['chapters']} chapters from the cache, "
               f"{m['wall'] / full['wall']:.0%} of the full build)", flush=True)
     incremental = (
         ("no-op rebuild, 130 chapters", f"{noop['wall']:.1f} s", f"< {TARGET_NOOP_S:.0f} s", noop["wall"] < TARGET_NOOP_S),
         ("one chapter's spacing changed", f"{spacing['wall'] / full['wall']:.0%}", f"< {TARGET_ONE_CHANGE:.0%}",
          spacing["wall"] / full["wall"] < TARGET_ONE_CHANGE),
-        ("one chapter's word changed (worst case)", f"{changed['wall'] / full['wall']:.0%}",
-         f"< {TARGET_ONE_CHANGE:.0%}", changed["wall"] / full["wall"] < TARGET_ONE_CHANGE),
         ("one chapter's OCR error corrected", f"{corrected['wall'] / full['wall']:.0%}", f"< {TARGET_ONE_CHANGE:.0%}",
          corrected["wall"] / full["wall"] < TARGET_ONE_CHANGE),
+        ("one chapter's word changed (worst case)", f"{changed['wall'] / full['wall']:.0%}",
+         f"< {TARGET_ONE_CHANGE:.0%}", changed["wall"] / full["wall"] < TARGET_ONE_CHANGE),
     )
     if a.quick:
         print_targets(incremental)
