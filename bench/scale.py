@@ -62,7 +62,7 @@ corpus, db, cache, jobs, engine, full = sys.argv[1:7]
 imports = time.perf_counter() - t0
 r = build(corpus, db, jobs=int(jobs), engine=engine, cache=cache, full=full == "full")
 chars = sum(len(f.read_text(encoding="utf-8")) for f in chapter_files(__import__("pathlib").Path(corpus)))
-cpu = sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
+cpu = [u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))]
 print(json.dumps({"imports": imports, "times": r.times, "chars": chars, "chapters": r.chapters, "cached": r.cached,
                   "errors": [str(d) for d in r.errors], "cpu": cpu}))
 """
@@ -83,7 +83,8 @@ def build_once(corpus: Path, out: Path, jobs: int = 1, engine: str = "local", fu
     work = sum(t.get(s, 0.0) for s in STAGES) if jobs == 1 and engine == "local" else None
     startup = r["wall"] - work if work is not None else got["imports"] + t.get("start-up", 0) + t.get("start-up: spaCy", 0)
     return {"wall": r["wall"], "startup": startup, "spacy": t.get("start-up: spaCy", 0.0), "peak_mb": r["maxrss_mb"],
-            "chars": got["chars"], "chapters": got["chapters"], "cached": got["cached"], "times": t, "cpu": got["cpu"]}
+            "chars": got["chars"], "chapters": got["chapters"], "cached": got["cached"], "times": t,
+            "cpu": sum(got["cpu"]), "cpu_here": got["cpu"][0]}
 
 
 def serve_latency(db: Path, floor: bool = False) -> dict[str, float]:
@@ -345,13 +346,16 @@ def main() -> int:
     latency = serve_latency(tmp / f"lib{biggest}" / "academie.db")
     print(f"\nreading room on the library ({biggest} books), {room_line(latency)}")
 
-    # CPU seconds of every process of the build: what the shared machine's load does not
-    # change much, and what running in parallel costs besides (each worker's start-up
-    # and its own warm memos), so the speed-up two free cores would allow
-    print("\nparallel, CPU seconds of all the build's processes (the machine's other load left out):")
+    # CPU seconds of every process of the build: what the shared machine's load changes
+    # less than wall time, and what running in parallel costs besides (each worker's
+    # start-up and its own warm memos; Dask's processes). The speed-up two free cores
+    # would allow: this process's part serial, the workers' shared by two
+    print("\nparallel, CPU seconds of all the build's processes (this one's, the serial part, apart):")
     for label, m, one in (("-j 2", j2, full), (f"Dask ×2, library of {biggest}", dask, libraries[biggest])):
-        print(f"  {label:<24} {m['cpu']:6.1f} s against {one['cpu']:.1f} s in one process ({m['cpu'] / one['cpu'] - 1:+.0%}): "
-              f"on two free cores at best {one['wall'] / (m['cpu'] / 2):.2f}×", flush=True)
+        here, workers = m["cpu_here"], m["cpu"] - m["cpu_here"]
+        print(f"  {label:<24} {m['cpu']:6.1f} s ({here:.1f} s here) against {one['cpu']:.1f} s in one process "
+              f"({m['cpu'] / one['cpu'] - 1:+.0%}): on two free cores at best {one['cpu'] / (here + workers / 2):.2f}×",
+              flush=True)
 
     throughput = full["chars"] / (full["wall"] - full["startup"]) / 1000
     speedup_j2 = full["wall"] / j2["wall"]
