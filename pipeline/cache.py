@@ -6,8 +6,15 @@ but the corpus-wide evidence: the chapter file's bytes, its decisions
 data files, and the versions of the libraries and models it reads with). The
 corpus-wide evidence is checked when the entry is used: the book's word counts the
 chapter's cleaning looked up, each with the count it found, and the words the book
-added to the correction engine's candidates. An entry whose evidence no longer holds
-is made again; so a build from the cache is the build made afresh.
+added to the correction engine's candidates (``resources.Evidence``). An entry whose
+evidence no longer holds is made again; so a build from the cache is the build made
+afresh. Each build remembers which entry of each chapter its book was made of
+(``mark_book``): the next one finds the book's counts that changed since from the
+chapters that changed (``book_since``), and checks the entries that build used
+against those keys only.
+
+Beside the entries: the last entry saved for each chapter file (``previous``), whose
+rules hold for the passages of an edited chapter that read as they did.
 
 An entry is a header (format, key, digest of the rest) and a pickle. One that is
 truncated, altered, of another format or key, or that cannot be read is made again,
