@@ -24,6 +24,7 @@ from .clean import clean
 from .clean.book import book_delta, book_evidence, book_mappings, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
+from .lexicon import Lexicon
 from .ingest import MAX_CHAPTER_BYTES, ingest
 from .layout import layout
 from .engines import run_chapters
@@ -134,7 +135,8 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
         twice, book_candidates = book_evidence(res)
         result.book = (twice, book_candidates())
         with _timed(times, "publish"):
-            result.search = passages_search_text(seg.passages, res.lexicon)
+            # the lexicon publish would read them with (not the resources', which a caller may set)
+            result.search = passages_search_text(seg.passages, Lexicon.default())
         todo = candidates(seg)
         known = res.cached(KNOWN_RULES, dict)
         # a passage read before as it reads now (a chapter edited elsewhere) states the
