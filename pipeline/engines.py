@@ -17,8 +17,17 @@ if TYPE_CHECKING:
 ENGINES = ("local", "dask")
 
 _WORKER_RES: list[Resources] = []
-# the local Dask cluster's configuration (its workers receive it from their nannies)
-LOCAL_CONFIG = {"distributed.worker.profile.enabled": False}
+# the local Dask cluster's configuration (its workers receive it from their nannies):
+# each of a worker's periodic callbacks wakes its event loop, which takes the GIL from
+# the chapter being processed; those that only watch the worker (its statistical
+# profiler, sampling the chapter's stacks every 10 ms; the loop's own watch every 20 ms;
+# the memory and system monitors) made a chapter's work a fifth slower than in -j
+LOCAL_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "2s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "2s",
+}
 
 
 def run_chapters(raws: list[RawChapter], res: Resources, jobs: int = 1, engine: str = "local",
@@ -68,9 +77,7 @@ def _dask(raws: list[RawChapter], res: Resources, jobs: int, scheduler: str | No
 
     cluster = None
     if scheduler is None:
-        # a cluster of this machine only: its scheduler and workers listen on 127.0.0.1;
-        # without the workers' statistical profiler, which sampled the chapters' deep
-        # stacks every 10 ms for a dashboard no one opens (a fifth of the workers' CPU)
+        # a cluster of this machine only: its scheduler and workers listen on 127.0.0.1
         with dask.config.set(LOCAL_CONFIG):
             cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True, host="127.0.0.1",
                                    dashboard_address=None)
