@@ -60,7 +60,9 @@ class Seed:
         self.digit_misreadings = {"0": "o", "1": "i", "5": "s"}
 
 
-def noisy(text: str, seed: Seed, rng: random.Random) -> str:
+def noisy(text: str, seed: Seed, rng: random.Random, errors: list[tuple[str, str]] | None = None) -> str:
+    """``text`` misread; with ``errors``, each misreading (printed, meant) added to it."""
+
     def misread(m: regex.Match) -> str:
         word = m.group(0)
         if rng.random() >= seed.word_error_rate:
@@ -70,13 +72,17 @@ def noisy(text: str, seed: Seed, rng: random.Random) -> str:
             return word
         meant, printed, _ = rng.choices(options, weights=[w for *_, w in options])[0]
         at = rng.choice([i for i in range(len(word)) if word.startswith(meant, i)])
-        return word[:at] + printed + word[at + len(meant):]
+        wrong = word[:at] + printed + word[at + len(meant):]
+        if errors is not None:
+            errors.append((wrong, word))
+        return wrong
 
     return _WORD.sub(misread, text)
 
 
-def chapter(seed: Seed, rng: random.Random, title: str, number: int, page: int) -> tuple[str, int]:
-    """One chapter's file text, and the page it ends on."""
+def chapter(seed: Seed, rng: random.Random, title: str, number: int, page: int,
+            errors: list[tuple[str, str]] | None = None) -> tuple[str, int]:
+    """One chapter's file text, and the page it ends on (its misreadings added to ``errors``)."""
     game = rng.choice(seed.games)
     head = game.split(" (")[0].upper()[:12]
     size = rng.choice(seed.lengths) * rng.uniform(0.7, 1.3)
@@ -89,7 +95,7 @@ def chapter(seed: Seed, rng: random.Random, title: str, number: int, page: int) 
         n += 1
     out, since = [], 0
     for p in paragraphs:
-        out.append(noisy(p, seed, rng))
+        out.append(noisy(p, seed, rng, errors))
         since += len(p)
         if since > PAGE_CHARS:
             page += 1
@@ -101,9 +107,11 @@ def chapter(seed: Seed, rng: random.Random, title: str, number: int, page: int) 
     return "\n\n".join([header, head, *out]) + "\n", page
 
 
-def make_library(out: Path, books: int, chapters: int = CHAPTERS, seed: Seed | None = None) -> int:
+def make_library(out: Path, books: int, chapters: int = CHAPTERS, seed: Seed | None = None,
+                 errors: dict[str, list[tuple[str, str]]] | None = None) -> int:
     """``books`` books of ``chapters`` chapters each in the corpus folder ``out``, one
-    edition each; the characters written."""
+    edition each; the characters written. With ``errors``, each chapter file's
+    misreadings (printed, meant), by file name."""
     seed = seed or Seed()
     if out.exists():
         shutil.rmtree(out)
@@ -117,8 +125,9 @@ def make_library(out: Path, books: int, chapters: int = CHAPTERS, seed: Seed | N
                      f"chapters = {CHAPTERS}", 'source = "made by bench/book.py from the seed corpus"', ""]
         page = 1
         for c in range(1, chapters + 1):
-            text, page = chapter(seed, rng, title, c, page)
-            (out / f"b{b:02d}_{c:03d}.txt").write_text(text, encoding="utf-8")
+            name = f"b{b:02d}_{c:03d}.txt"
+            text, page = chapter(seed, rng, title, c, page, None if errors is None else errors.setdefault(name, []))
+            (out / name).write_text(text, encoding="utf-8")
             written += len(text)
     (out / "manifest.toml").write_text("\n".join(manifest), encoding="utf-8")
     return written

@@ -21,20 +21,22 @@ from typing import Any, Callable, Iterator
 
 from .cache import ChapterCache, chapter_digest, pipeline_version
 from .clean import clean
-from .clean.book import book_evidence, book_mappings, corrector, count_corpus
+from .clean.book import book_delta, book_evidence, book_mappings, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
+from .lexicon import Lexicon
 from .ingest import MAX_CHAPTER_BYTES, ingest
 from .layout import layout
 from .engines import run_chapters
 from .link import candidates, extract, link, load_rules, loaded_components, rules_loaded, stubs
 from .link.checks import run_checks
-from .link.stubs import write_package
+from .link.stubs import wrapped, write_package
 from .proof import proof
 from .publish import publish
+from .publish.search import passages_search_text
 from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
                       RawChapter, Segmented)
-from .resources import Resources
+from .resources import Evidence, Resources
 from .segment import segment
 from .segment.citations import assign_citations
 
@@ -107,8 +109,10 @@ class ChapterResult:
     error: str | None = None
     rules: tuple | None = None  # RuleRecord of each of link.candidates(seg), in order
     rules_error: str | None = None
-    evidence: dict = field(default_factory=dict)  # book's counts' name → what the cleaning read of them (Consulted.read)
+    evidence: dict = field(default_factory=dict)  # book's counts' name → what the cleaning read of them (Evidence)
     book: tuple[str, str] = ("", "")  # the book's candidate words it was cleaned with (book_evidence)
+    search: tuple[str, ...] = ()  # passages.text_search of each of seg's passages (publish.search)
+    wrapped: tuple[str, ...] = ()  # the text of each candidate passage as its stub's docstring holds it
     times: dict[str, float] = field(default_factory=dict)
 
 
@@ -123,20 +127,46 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
         res.consulted = {}
         try:
             seg, err = _process_or_reason(raw, res, times, CHAPTER_STAGES[1:])
-            evidence = {name: view.read for name, view in res.consulted.items()}
+            evidence = {name: Evidence(view.read) for name, view in res.consulted.items()}
         finally:
             res.consulted = None
     result = ChapterResult(raw.source_file, seg, err, times=times.seconds, evidence=evidence)
     if seg is not None:
         twice, book_candidates = book_evidence(res)
         result.book = (twice, book_candidates())
+        with _timed(times, "publish"):
+            # the lexicon publish would read them with (not the resources', which a caller may set)
+            result.search = passages_search_text(seg.passages, Lexicon.default())
         todo = candidates(seg)
-        if todo and not rules_loaded(res):
+        known = res.cached(KNOWN_RULES, dict)
+        # a passage read before as it reads now (a chapter edited elsewhere) states the
+        # same rule: spaCy is loaded only for the passages never read
+        unread = [p for p in todo if p.text.text not in known]
+        if unread and not rules_loaded(res):
             with _timed(times, "start-up: spaCy"):
                 load_rules(res)
         with _timed(times, "rules"):
-            result.rules, result.rules_error = extract(seg, todo, res)
+            read, result.rules_error = extract(seg, unread, res) if unread else ((), None)
+            if result.rules_error is None:
+                fresh = dict(zip((p.text.text for p in unread), read))
+                result.rules = tuple(replace(fresh.get(p.text.text) or known[p.text.text], passage_seq=p.seq)
+                                     for p in todo)
+        with _timed(times, "publish"):
+            result.wrapped = tuple(wrapped(p.text.text) for p in todo)
     return result
+
+
+# resources' key: a passage's clean text → the rule read of it in an earlier build
+KNOWN_RULES = "build.known_rules"
+
+
+def known_rules(results: Iterator[ChapterResult | None]) -> dict:
+    """The rule each candidate passage of these results states, by the passage's text."""
+    known = {}
+    for result in results:
+        if result is not None and result.seg is not None and result.rules is not None:
+            known.update((p.text.text, rec) for p, rec in zip(candidates(result.seg), result.rules))
+    return known
 
 
 def _warm(res: Resources) -> None:
@@ -218,24 +248,33 @@ def build(
                 results[f.name] = ChapterResult(f.name, None, exc.reason)
         count_corpus(res, raws.values(), corpus)
     keys = {name: store.key(raw, res.proof_text(name)) for name, raw in raws.items()}
+    # the book's counts are this corpus's chapters' (resources of another corpus keep their own)
+    own_book = Path(res.corpus).resolve() == corpus.resolve()
     todo = []
     with _timed(times, "cache"):
-        valid = store.validity(*book_evidence(res), book_mappings(res))
+        since = None
+        if own_book and not full:
+            since = store.book_since(corpus, keys, {name: raw.text for name, raw in raws.items()}, book_delta)
+        valid = store.validity(*book_evidence(res), book_mappings(res), since)
         for name, raw in raws.items():
             hit = None if full else store.load(keys[name])
-            if hit is not None and valid(hit):
+            if hit is not None and valid(hit, keys[name]):
                 results[name] = hit
                 report.cached += 1
                 if progress:
                     progress(name)
             else:
                 todo.append(raw)
+        if todo and not full:
+            res.ship(KNOWN_RULES, known_rules(store.previous(raw.source_file) for raw in todo))
     for result in run_chapters(todo, res, jobs, engine, scheduler, progress):
         results[result.source_file] = result
         for stage, dt in result.times.items():
             times.add(stage, dt)
         if result.seg is not None:
             store.save(keys[result.source_file], result)
+    if own_book:
+        store.mark_book(corpus, keys if all(results[name].seg is not None for name in raws) else None)
 
     done: list[tuple[ChapterInfo, Segmented]] = []
     rules: dict[str, tuple] = {}
@@ -273,9 +312,10 @@ def build(
         report.up_to_date = True  # the database holds exactly this build: not written again
     else:
         with _timed(times, "publish"):
-            made = stubs(linked)
+            made = stubs(linked, {p.text.text: w for r in results.values() if r.seg is not None
+                                  for p, w in zip(candidates(r.seg), r.wrapped)})
             publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, made,
-                    checks)
+                    checks, {name: r.search for name, r in results.items() if r.seg is not None})
             write_package([s for s, _ in made.values()], db_path.parent)
             complete = all(results[name].seg is not None for name in raws)
             store.mark_published(db_path, edition, replace(report, published=True) if complete else None)

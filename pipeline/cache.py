@@ -6,8 +6,15 @@ but the corpus-wide evidence: the chapter file's bytes, its decisions
 data files, and the versions of the libraries and models it reads with). The
 corpus-wide evidence is checked when the entry is used: the book's word counts the
 chapter's cleaning looked up, each with the count it found, and the words the book
-added to the correction engine's candidates. An entry whose evidence no longer holds
-is made again; so a build from the cache is the build made afresh.
+added to the correction engine's candidates (``resources.Evidence``). An entry whose
+evidence no longer holds is made again; so a build from the cache is the build made
+afresh. Each build remembers which entry of each chapter its book was made of
+(``mark_book``): the next one finds the book's counts that changed since from the
+chapters that changed (``book_since``), and checks the entries that build used
+against those keys only.
+
+Beside the entries: the last entry saved for each chapter file (``previous``), whose
+rules hold for the passages of an edited chapter that read as they did.
 
 An entry is a header (format, key, digest of the rest) and a pickle. One that is
 truncated, altered, of another format or key, or that cannot be read is made again,
@@ -19,17 +26,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pickle
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from .clean.sequence import littre_identity
-from .files import alive, temporary
-from .resources import Consulted, Resources
+from .files import alive, uncollected, write_whole
+from .resources import Evidence, Resources
 
 if TYPE_CHECKING:
     from .build import ChapterResult
@@ -93,10 +99,24 @@ class ChapterCache:
             stored_key, digest, payload = rest.split(b"\n", 2)
             if header != FORMAT or stored_key.decode() != key or digest.decode() != hashlib.sha256(payload).hexdigest():
                 return None
-            result = pickle.loads(payload)
+            with uncollected():
+                result = pickle.loads(payload)
         except Exception:  # noqa: BLE001 - missing, truncated or foreign: made again
             return None
         return result if isinstance(result, ChapterResult) else None
+
+    def _latest_path(self, source_file: str) -> Path:
+        return self.folder / "latest" / _digest(source_file)[:32]
+
+    def previous(self, source_file: str) -> ChapterResult | None:
+        """The entry last saved for this chapter file, whatever its key: what an edited
+        chapter was before the edit (its rules may still hold for its unchanged passages)."""
+        try:
+            version, key = self._latest_path(source_file).read_text(encoding="ascii").split()
+        except (OSError, ValueError):
+            return None
+        # of another pipeline, its rules may not be this one's
+        return self.load(key) if version == self.version else None
 
     def remove_stale(self) -> list[Path]:
         """Remove the entries a killed build was writing (their writer dead)."""
@@ -110,32 +130,85 @@ class ChapterCache:
 
     def save(self, key: str, result: ChapterResult) -> None:
         payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temporary(path)
-        tmp.write_bytes(FORMAT + key.encode() + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
-        os.replace(tmp, path)
+        write_whole(self._path(key),
+                    FORMAT + key.encode() + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+        write_whole(self._latest_path(result.source_file), f"{self.version} {key}".encode("ascii"))
 
     @staticmethod
-    def validity(twice: str, book_candidates: Callable[[], str],
-                 mappings: dict[str, Mapping]) -> Callable[[ChapterResult], bool]:
-        """Whether an entry's corpus-wide evidence holds in this corpus: what it looked
-        up of each of the book's counts (``mappings``, by name), and the book's
-        candidate words (from the words used twice, a cheap digest; only when those
-        differ, from the candidates themselves, which needs the lexicon)."""
+    def validity(twice: str, book_candidates: Callable[[], str], mappings: dict[str, Mapping],
+                 since: BookSince | None = None) -> Callable[[ChapterResult, str], bool]:
+        """Whether an entry (of a key) has its corpus-wide evidence hold in this corpus:
+        what it looked up of each of the book's counts (``mappings``, by name), and the
+        book's candidate words (from the words used twice, a cheap digest; only when
+        those differ, from the candidates themselves, which needs the lexicon). An entry
+        the last build used (``since``) is checked against the keys that changed since
+        only, when none of them may be among those it read."""
         known: dict[str, str] = {}
+        tops: dict[str, object] = {}  # each mapping's largest value, found once for all entries
 
-        def holds(result: ChapterResult) -> bool:
+        def top(name: str) -> object:
+            if name not in tops:
+                tops[name] = max(mappings[name].values(), default=0)
+            return tops[name]
+
+        def read_holds(name: str, read: Evidence, quick: bool) -> bool:
+            if name not in mappings:
+                return False
+            if quick and not read.may_read(since.changed.get(name, ())):  # type: ignore[union-attr]
+                return read.top is None or read.top == top(name)
+            return read.holds(mappings[name], lambda: top(name))
+
+        def holds(result: ChapterResult, key: str) -> bool:
             used_twice, candidates = result.book
             if used_twice != twice:
                 if "candidates" not in known:
                     known["candidates"] = book_candidates()
                 if candidates != known["candidates"]:
                     return False
-            return all(name in mappings and Consulted.holds(read, mappings[name])
-                       for name, read in result.evidence.items())
+            quick = since is not None and since.entries.get(result.source_file) == key
+            return all(read_holds(name, read, quick) for name, read in result.evidence.items())
 
         return holds
+
+    # -- the book the last build read --------------------------------------------------------
+
+    def _book_path(self, corpus: Path) -> Path:
+        return self.folder / f"book-{_digest(str(corpus.resolve()))[:16]}.json"
+
+    def mark_book(self, corpus: Path, keys: dict[str, str] | None) -> None:
+        """Remember the entry of each chapter this build's book was made of (``keys``, by
+        file; None: not every chapter has one, nothing to remember)."""
+        path = self._book_path(corpus)
+        if keys is None:
+            path.unlink(missing_ok=True)
+            return
+        write_whole(path, json.dumps({"version": self.version, "entries": keys}).encode("utf-8"))
+
+    def book_since(self, corpus: Path, keys: dict[str, str], texts: dict[str, str],
+                   delta: Callable[[list[str], list[str]], dict[str, set]]) -> BookSince | None:
+        """How the book changed since the last build of ``corpus`` (its chapters' entries
+        ``keys`` and ``texts`` now, by file): the keys of its counts that changed, from
+        the texts of the chapters that changed then and now (``delta``), and the entries
+        the last build used; None when that cannot be known or too much changed."""
+        try:
+            mark = json.loads(self._book_path(corpus).read_text(encoding="utf-8"))
+            entries = dict(mark["entries"]) if mark["version"] == self.version else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if entries is None:
+            return None
+        changed = [f for f in sorted(set(entries) | set(keys)) if entries.get(f) != keys.get(f)]
+        before = []
+        for f in changed:
+            if f in entries:
+                entry = self.load(entries[f])
+                if entry is None or entry.seg is None:
+                    return None
+                before.append(entry.seg.layout.chapter.text)
+        moved = delta(before, [texts[f] for f in changed if f in texts])
+        if sum(map(len, moved.values())) > SINCE_MAX:
+            return None  # each entry is then compared whole
+        return BookSince(entries, moved)
 
     # -- the database made from the entries ---------------------------------------------------
 
@@ -183,13 +256,20 @@ class ChapterCache:
         when it can stand for a rebuild: every chapter read was processed (a chapter
         that failed is tried again)."""
         st = db_path.stat()
-        path = self._published_path(db_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temporary(path)
         mark = {"edition": edition, "stat": [st.st_size, st.st_mtime_ns],
                 "report": None if report is None else _report_data(report)}
-        tmp.write_text(json.dumps(mark), encoding="utf-8")
-        os.replace(tmp, path)
+        write_whole(self._published_path(db_path), json.dumps(mark).encode("utf-8"))
+
+
+# beyond this many changed keys, checking each entry against them is no quicker than
+# comparing all it read
+SINCE_MAX = 256
+
+
+@dataclass(frozen=True)
+class BookSince:
+    entries: dict[str, str]  # chapter file → the entry the last build used (its evidence held then)
+    changed: dict[str, set]  # each book mapping's keys whose value changed since (by name)
 
 
 def chapter_digest(path: Path, proofs: str | None) -> str:

@@ -12,13 +12,14 @@ renamed, so a concurrent process never reads half of one.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
+
+from .files import uncollected
 
 FORMAT = b"academie derived 1\n"
 
@@ -67,15 +68,8 @@ def load(name: str, key: str) -> Any | None:
         stored_key, digest, payload = rest.split(b"\n", 2)
         if header != FORMAT or stored_key.decode() != key or digest.decode() != hashlib.blake2b(payload).hexdigest():
             return None
-        # hundreds of thousands of containers made at once, none of them garbage: the
-        # cyclic collector would walk the growing heap again and again for nothing
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with uncollected():
             return marshal.loads(payload)
-        finally:
-            if collecting:
-                gc.enable()
     except Exception:  # noqa: BLE001 - damaged or foreign: derived again
         return None
 

@@ -17,6 +17,17 @@ if TYPE_CHECKING:
 ENGINES = ("local", "dask")
 
 _WORKER_RES: list[Resources] = []
+# the local Dask cluster's configuration (its workers receive it from their nannies):
+# each of a worker's periodic callbacks wakes its event loop, which takes the GIL from
+# the chapter being processed; those that only watch the worker (its statistical
+# profiler, sampling the chapter's stacks every 10 ms; the loop's own watch every 20 ms;
+# the memory and system monitors) made a chapter's work a fifth slower than in -j
+LOCAL_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "2s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "2s",
+}
 
 
 def run_chapters(raws: list[RawChapter], res: Resources, jobs: int = 1, engine: str = "local",
@@ -58,6 +69,7 @@ def _work(raw: RawChapter) -> ChapterResult:
 
 def _dask(raws: list[RawChapter], res: Resources, jobs: int, scheduler: str | None) -> Iterator[ChapterResult]:
     try:
+        import dask
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise InputError("--engine dask", "Dask is not installed: pip install 'academie[dask]'") from None
@@ -66,8 +78,9 @@ def _dask(raws: list[RawChapter], res: Resources, jobs: int, scheduler: str | No
     cluster = None
     if scheduler is None:
         # a cluster of this machine only: its scheduler and workers listen on 127.0.0.1
-        cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
+        with dask.config.set(LOCAL_CONFIG):
+            cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True, host="127.0.0.1",
+                                   dashboard_address=None)
     try:
         with Client(cluster if cluster is not None else scheduler) as client:
             # sent once to every worker, which keeps it (and what it loads) for all its chapters

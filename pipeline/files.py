@@ -5,15 +5,40 @@ next one, once that process is gone."""
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 
 def temporary(target: Path, tag: str = "tmp") -> Path:
     """'.academie.db.tmp-1234' beside 'academie.db': this process's scratch name."""
     return target.with_name(f".{target.name}.{tag}-{os.getpid()}")
+
+
+def write_whole(target: Path, data: bytes) -> None:
+    """``target``'s bytes replaced at once by ``data`` (its folder made if need be)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary(target)
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+
+
+@contextmanager
+def uncollected() -> Iterator[None]:
+    """The cyclic garbage collector off while a stored value is read back: hundreds of
+    thousands of containers made at once, none of them garbage, that it would walk
+    again and again for nothing (half the time of the load)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def remove_stale(target: Path) -> list[Path]:

@@ -9,11 +9,13 @@ that it is made once per process and the stages below never import the stages ab
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Collection, TypeVar
 
 from . import data
 from .decisions import proof_file
@@ -66,9 +68,6 @@ class Vocabulary:
         )
 
 
-_NONE = object()
-
-
 class Consulted:
     """A read-only view of a corpus-wide mapping (the book's word counts) that remembers
     what was read of it: each key looked up with its value (None: absent), and its
@@ -103,11 +102,90 @@ class Consulted:
     @classmethod
     def holds(cls, read: dict, mapping) -> bool:
         """Whether ``mapping`` gives everything ``read`` recorded as it was recorded."""
-        top = read.get(cls.TOP, _NONE)
-        words = [k for k in read if k != cls.TOP] if top is not _NONE else list(read)
-        # compared in C (map, list equality): a chapter looks up thousands of words
-        return list(map(mapping.get, words)) == [read[k] for k in words] and (
-            top is _NONE or max(mapping.values(), default=0) == top)
+        return Evidence(read).holds(mapping)
+
+
+class Evidence:
+    """What a chapter read of one of the book's mappings (``Consulted.read``), kept as
+    the cache keeps it: the keys it looked up as text (a word a line; a pair's words in
+    two such columns), the largest value if it read it, and a digest of the values it
+    found. A chapter looks up thousands of keys: kept as a dict, they made most of an
+    entry's size and of the time to read it back; checked, they are compared in C."""
+
+    __slots__ = ("count", "columns", "keys_kept", "digest", "top")
+
+    def __init__(self, read: dict):
+        self.top = read.get(Consulted.TOP)  # None: not read (a largest value is a number)
+        keys, values = list(read), list(read.values())
+        if Consulted.TOP in read:
+            at = keys.index(Consulted.TOP)
+            del keys[at], values[at]
+        self.count = len(keys)
+        self.columns, self.keys_kept = _as_columns(keys), None
+        if self.columns is None:  # keys of another shape (or holding a newline): kept as they are
+            self.keys_kept = tuple(keys)
+        self.digest = _values_digest(values)
+
+    def __getstate__(self) -> tuple:
+        return self.count, self.columns, self.keys_kept, self.digest, self.top
+
+    def __setstate__(self, state: tuple) -> None:
+        self.count, self.columns, self.keys_kept, self.digest, self.top = state
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Evidence) and self.__getstate__() == other.__getstate__()
+
+    def keys(self) -> list:
+        """The keys looked up, in the order they were."""
+        if self.keys_kept is not None:
+            return list(self.keys_kept)
+        if not self.count:
+            return []
+        if isinstance(self.columns, str):
+            return self.columns.split("\n")
+        return list(zip(*(column.split("\n") for column in self.columns)))
+
+    def may_read(self, keys: Collection) -> bool:
+        """Whether any of ``keys`` may be one of those read: a quick test, sure when it
+        says no (a pair is taken as read when its first word begins a pair read)."""
+        if not keys or not self.count:
+            return False
+        if self.keys_kept is not None:
+            return not set(keys).isdisjoint(self.keys_kept)
+        if isinstance(self.columns, str):
+            lines = f"\n{self.columns}\n"
+            return any(not isinstance(k, str) or f"\n{k}\n" in lines for k in keys)
+        firsts = f"\n{self.columns[0]}\n"
+        return any(not (isinstance(k, tuple) and len(k) == 2) or f"\n{k[0]}\n" in firsts for k in keys)
+
+    def holds(self, mapping, largest: Callable[[], object] | None = None) -> bool:
+        """Whether ``mapping`` gives each key the value it gave then; ``largest`` gives
+        its largest value (known to a caller that checks many chapters against it)."""
+        if _values_digest(list(map(mapping.get, self.keys()))) != self.digest:
+            return False
+        return self.top is None or (largest() if largest else max(mapping.values(), default=0)) == self.top
+
+
+def _as_columns(keys: list) -> str | tuple[str, ...] | None:
+    """Words as one text, a word a line; pairs of words as two such texts; None for keys
+    of another shape, or whose words a newline would split. (Each test made in C: a
+    chapter's lookups are tens of thousands.)"""
+    types = set(map(type, keys))
+    try:
+        if types <= {str}:
+            text = "\n".join(keys)
+            return text if text.count("\n") == max(len(keys) - 1, 0) else None
+        if types == {tuple} and set(map(len, keys)) == {2}:
+            columns = tuple("\n".join(column) for column in zip(*keys))
+            return columns if all(c.count("\n") == len(keys) - 1 for c in columns) else None
+    except TypeError:  # a part of a pair not a word
+        return None
+    return None
+
+
+def _values_digest(values: list) -> bytes:
+    # counts (ints, None for a key absent): pickled alike for alike lists in any process
+    return hashlib.blake2b(pickle.dumps(values, protocol=5), digest_size=16).digest()
 
 
 class Resources:

@@ -8,6 +8,7 @@ import pytest
 from pipeline.build import build
 from pipeline.resources import Resources
 from tests.helpers import CORPUS, assert_same_database
+from tests.test_incremental import BOOK
 
 
 @pytest.mark.slow  # starts processes
@@ -25,3 +26,24 @@ def test_a_dask_cluster_builds_the_database_one_process_builds(built_db, tmp_pat
     assert (report.chapters, report.cached) == (5, 0)
     assert report.times["clean"] > 0  # the workers' times, sent back
     assert_same_database(tmp_path / "academie.db", built_db)
+
+
+@pytest.mark.slow  # starts processes
+def test_two_processes_rebuild_the_chapters_changed_as_one_builds_them_afresh(tmp_path):
+    """Two of three made-up chapters' spacing changed: they are processed again in two
+    processes, which are sent the rules their passages stated in the last build (their
+    text the same), and the database is the one a single process builds afresh."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in BOOK.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db, jobs=2)
+    for name in ("a.txt", "b.txt"):
+        text = (corpus / name).read_text(encoding="utf-8")
+        (corpus / name).write_text(text.replace(". 2.", ".  2."), encoding="utf-8")
+    again = build(corpus, db, jobs=2)
+    assert (again.cached, again.chapters, again.times["rules"] > 0) == (1, 3, True)
+    assert "start-up: spaCy" not in again.times  # no worker loaded the model
+    build(corpus, tmp_path / "afresh" / "academie.db", res=Resources(corpus), full=True)
+    assert_same_database(db, tmp_path / "afresh" / "academie.db")

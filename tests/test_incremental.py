@@ -3,6 +3,7 @@ built from the cache the database built afresh, table by table, row by row."""
 
 from __future__ import annotations
 
+import pickle
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -10,9 +11,12 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import ChapterResult, build
-from pipeline.cache import ChapterCache, chapter_digest
+from pipeline.cache import ChapterCache, chapter_digest, pipeline_version
+from pipeline.clean.book import book_delta, book_evidence, book_mappings, count_corpus
+from pipeline.corpus import chapter_files
+from pipeline.ingest import ingest
 from pipeline.records import BuildReport, Diagnostic, RawChapter
-from pipeline.resources import Consulted, Resources
+from pipeline.resources import Consulted, Evidence, Resources
 from tests.helpers import CORPUS, assert_same_database
 
 CHANGED = "003_f61ce87bf6c7524e.txt"
@@ -41,7 +45,14 @@ def test_a_build_from_the_cache_is_the_build_made_afresh(tmp_path):
     _edit(corpus / CHANGED, "plus ou moins , qu'il", "plus ou moins, qu'il")
     changed = build(corpus, db)
     assert (changed.cached, changed.up_to_date) == (4, False)
+    # its passages read as they did: their rules are the previous build's, spaCy not loaded
+    assert changed.spacy is None
     assert_same_database(db, _afresh(corpus, tmp_path / "b"))
+
+    # the text of its article 52 changed: that passage's rule is read again
+    _edit(corpus / CHANGED, "Les trois matadors ne peuvent", "Les trois matadors ne doivent")
+    assert build(corpus, db).spacy is not None
+    assert_same_database(db, _afresh(corpus, tmp_path / "c"))
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -83,10 +94,11 @@ BOOK = {
 
 
 def _evidence(db: Path) -> dict[str, dict]:
-    """Each chapter's recorded evidence, from its cache entry beside ``db`` (one build's: an entry a chapter each)."""
+    """The keys each chapter looked up of each book mapping, from its cache entry beside
+    ``db`` (one build's: an entry a chapter each)."""
     store = ChapterCache(db.parent / "cache", "")
     entries = [store.load(p.stem) for p in (db.parent / "cache").glob("*/*.chapter")]
-    return {r.source_file: r.evidence for r in entries if r is not None}
+    return {r.source_file: {name: set(e.keys()) for name, e in r.evidence.items()} for r in entries if r is not None}
 
 
 @pytest.mark.slow  # five builds of three short chapters
@@ -115,6 +127,35 @@ def test_a_changed_word_redoes_the_chapters_that_read_its_counts_only(tmp_path):
     _edit(corpus / "c.txt", "reçoit", "compte")
     assert build(corpus, db).cached == 1  # b.txt only
     assert_same_database(db, _afresh(corpus, tmp_path / "b"))
+
+
+@pytest.mark.slow  # a build of three short chapters
+def test_an_entry_the_last_build_used_is_checked_against_what_changed_since_as_against_all(tmp_path):
+    """The book's counts a word's change changes, from the chapters changed since the
+    last build; each entry that build used is then checked against those only, and is
+    used or not as the check of all it read decides."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in BOOK.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    _edit(corpus / "c.txt", "reçoit", "compte")
+    res = Resources(corpus)
+    raws = {f.name: ingest(f) for f in chapter_files(corpus)}
+    count_corpus(res, raws.values(), corpus)
+    store = ChapterCache(db.parent / "cache", pipeline_version(res))
+    keys = {name: store.key(raw, None) for name, raw in raws.items()}
+    since = store.book_since(corpus, keys, {n: r.text for n, r in raws.items()}, book_delta)
+    assert since is not None and since.entries.keys() == keys.keys() and since.entries["a.txt"] == keys["a.txt"]
+    assert since.changed == {"clean.counts": {"reçoit", "compte"}, "clean.sequence.words": {"reçoit", "compte"},
+                             "clean.sequence.pairs": {("joueur", "reçoit"), ("reçoit", "treize"),
+                                                      ("joueur", "compte"), ("compte", "treize")}}
+    quick = store.validity(*book_evidence(res), book_mappings(res), since)
+    whole = store.validity(*book_evidence(res), book_mappings(res))
+    entries = {name: store.load(since.entries[name]) for name in ("a.txt", "b.txt")}
+    assert {n: quick(e, keys[n]) for n, e in entries.items()} == {n: whole(e, keys[n]) for n, e in entries.items()} \
+        == {"a.txt": False, "b.txt": True}
 
 
 @pytest.mark.slow  # three builds of the corpus
@@ -188,6 +229,36 @@ def test_what_a_chapter_consulted_holds_while_each_value_read_is_the_same():
     assert Consulted.holds(view.read, counts | {"de": 41})  # not read
     max(view.values())
     assert not Consulted.holds(view.read, counts | {"de": 41})  # read now: the largest count
+
+
+def test_evidence_keeps_the_keys_read_and_holds_as_the_lookups_did():
+    """As kept in the cache: the words and pairs read, in order, checked as ``Consulted.holds`` checks."""
+    pairs = {("le", "roi"): 3, ("la", "dame"): 2}
+    view = Consulted(pairs)
+    assert (view[("le", "roi")], view.get(("de", "pique"))) == (3, None)
+    kept = pickle.loads(pickle.dumps(Evidence(view.read)))
+    assert kept == Evidence(view.read) and kept.keys() == [("le", "roi"), ("de", "pique")]
+    assert kept.columns == ("le\nde", "roi\npique")
+    assert kept.holds(pairs | {("la", "dame"): 5})
+    assert not kept.holds(pairs | {("de", "pique"): 1})
+    assert not kept.holds({("la", "dame"): 2})
+    assert not kept.may_read({("la", "dame"), ("pique", "roi")}) and not kept.may_read(set())
+    assert kept.may_read({("de", "pique")}) and kept.may_read({("le", "valet")})  # 'le' begins a pair read: maybe
+
+    words = Consulted({"piquet": 3, "de": 40})
+    words.get("piquet"), words.get("hombre"), max(words.values())
+    kept = pickle.loads(pickle.dumps(Evidence(words.read)))
+    assert (kept.keys(), kept.columns, kept.top) == (["piquet", "hombre"], "piquet\nhombre", 40)
+    assert kept.holds({"piquet": 3, "de": 40, "robre": 1})
+    assert not kept.holds({"piquet": 3, "de": 41})  # the largest count read, changed
+    assert not kept.holds({"piquet": 3, "de": 40, "hombre": 2})
+    assert kept.may_read({"hombre", "robre"}) and not kept.may_read({"robre", "pique", "hom"})
+    assert Evidence({}).keys() == [] and Evidence({}).holds({"de": 1})
+
+    odd = Evidence({"a\nb": 1, "c": None})  # a key a newline would split: kept as it is
+    assert (odd.columns, odd.keys()) == (None, ["a\nb", "c"])
+    assert odd.holds({"a\nb": 1}) and not odd.holds({"a\nb": 2})
+    assert odd.may_read({"c"}) and not odd.may_read({"a", "b"})
 
 
 def test_the_edition_changes_with_any_chapter_decision_size_limit_or_corpus_file(tmp_path):

@@ -1,6 +1,7 @@
 """Small mechanisms on text written for the tests: ingest, games, lexicon, clean rules."""
 
 import codecs
+import unicodedata
 
 import pytest
 
@@ -9,6 +10,7 @@ from pipeline.layout import LayoutSettings
 from pipeline.layout.paragraphs import mend_break
 from pipeline.games import Catalogue, GameEntry
 from pipeline.ingest import ingest_bytes
+from pipeline.ingest.read import _CONTROL
 from pipeline.markers import heading_marker, note_calls, note_marker, number_marker
 from pipeline.records import InputError
 
@@ -42,6 +44,16 @@ def test_unreadable_input_named_with_its_reason(data, message):
     with pytest.raises(InputError) as err:
         ingest_bytes(data, "e.txt")
     assert str(err.value) == message
+
+
+def test_the_control_characters_counted_are_unicodes_but_the_spacing_ones():
+    counted = [chr(i) for i in range(0x250) if _CONTROL.fullmatch(chr(i))]
+    assert counted == [chr(i) for i in range(0x110000)
+                       if unicodedata.category(chr(i)) == "Cc" and chr(i) not in "\t\n\v\f\r"]
+    # C1 controls, as cp1252 text never holds them: one in 200 characters is text, more is binary
+    assert ingest_bytes(("é" * 400 + "\x85\x9f").encode("utf-8"), "c1.txt").text.endswith("\x85\x9f")
+    with pytest.raises(InputError, match="3 control characters"):
+        ingest_bytes(("é" * 400 + "\x85\x9f\x7f").encode("utf-8"), "c1.txt")
 
 
 # -- games -----------------------------------------------------------------------------------

@@ -106,8 +106,17 @@ def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
     candidates. A digest of the words it uses twice (cheap), and a function giving the
     digest of the candidates those words add (the lexicon loaded)."""
     counts, _ = corpus_counts(res)
-    twice = _digest(sorted(w for w, n in counts.items() if n >= 2))
-    return twice, lambda: _digest(sorted(corrector(res).book_candidates()))
+    # made once for these counts (every chapter asks), made again if they are replaced
+    kept = res.cached("clean.book_evidence", lambda: [None, "", None])
+    if kept[0] is not counts:
+        kept[:] = [counts, _digest(sorted(w for w, n in counts.items() if n >= 2)), None]
+
+    def candidates() -> str:
+        if kept[2] is None:
+            kept[2] = _digest(sorted(corrector(res).book_candidates()))
+        return kept[2]
+
+    return kept[1], candidates
 
 
 def book_mappings(res: Resources) -> dict[str, Mapping]:
@@ -116,6 +125,18 @@ def book_mappings(res: Resources) -> dict[str, Mapping]:
     counts, _ = corpus_counts(res)
     book, _ = corpus_pairs(res)
     return {"clean.counts": counts, "clean.sequence.words": book.unigrams, "clean.sequence.pairs": book.pairs}
+
+
+def book_delta(before: Iterable[str], after: Iterable[str]) -> dict[str, set]:
+    """The keys of each of the book's counts (by ``book_mappings``' names) whose value
+    changes when the chapters of texts ``before`` are replaced by those of ``after``:
+    each count is a sum over the chapters, so only theirs are counted."""
+    before, after = list(before), list(after)
+    (words_before, pairs_before), (words_after, pairs_after) = book_pairs(before), book_pairs(after)
+    changed = {"clean.counts": (book_counts(before), book_counts(after)),
+               "clean.sequence.words": (words_before, words_after),
+               "clean.sequence.pairs": (pairs_before, pairs_after)}
+    return {name: {k for k, _ in old.items() ^ new.items()} for name, (old, new) in changed.items()}
 
 
 def _digest(words: list[str]) -> str:

@@ -11,6 +11,8 @@ the stubs once citations are known."""
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from ..records import BuiltChapter, Diagnostic, Passage, Segmented
 from ..resources import Resources
 
@@ -74,11 +76,14 @@ def link(built: list[BuiltChapter], rules: list[tuple[tuple | None, str | None]]
     return out, diagnostics
 
 
-def stubs(linked: dict[str, tuple]) -> dict[str, tuple]:
+def stubs(linked: dict[str, tuple], wrapped: Mapping[str, str] | None = None) -> dict[str, tuple]:
     """citation → (Stub, RuleRecord): each linked rule's executable stub (generated, or
-    calling the rule encoded by hand)."""
+    calling the rule encoded by hand); ``wrapped``: passages' texts as their docstrings
+    hold them (``stubs.wrapped``), by text, where made already."""
     from . import encoded  # noqa: F401  (registers the hand encodings)
     from .model import ENCODED
     from .stubs import make_stub
 
-    return {cite: (make_stub(cite, p.page, p.text.text, rec, cite in ENCODED), rec) for cite, (p, rec) in linked.items()}
+    wrapped = wrapped or {}
+    return {cite: (make_stub(cite, p.page, p.text.text, rec, cite in ENCODED, wrapped.get(p.text.text)), rec)
+            for cite, (p, rec) in linked.items()}

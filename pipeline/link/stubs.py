@@ -40,11 +40,19 @@ def names_for(citation: str) -> tuple[str, str]:
     return f"{PACKAGE}.{ident(edition)}.{ident(scope)}", f"art_{ident(locator)}"
 
 
-def make_stub(citation: str, page: int | None, text: str, record: RuleRecord, encoded: bool) -> Stub:
+def wrapped(text: str) -> str:
+    """A passage's text as its stub's docstring holds it."""
+    return "\n".join(textwrap.wrap(text, 84))
+
+
+def make_stub(citation: str, page: int | None, text: str, record: RuleRecord, encoded: bool,
+              text_wrapped: str | None = None) -> Stub:
+    """``text_wrapped``: ``wrapped(text)``, if made already (with the chapter, in parallel)."""
     module, function = names_for(citation)
     where = f"page {page}" if page is not None else "page unknown"
     bearer = record.bearer or "no one in particular"
-    doc = f"{citation} · {where} · {record.modality}, binds {bearer}\n\n" + "\n".join(textwrap.wrap(text, 84))
+    doc = f"{citation} · {where} · {record.modality}, binds {bearer}\n\n" + (
+        wrapped(text) if text_wrapped is None else text_wrapped)
     if encoded:
         status = "encoded"
         body = f"return ENCODED[{citation!r}](table, event)  # encoded by hand in pipeline/link/encoded/"

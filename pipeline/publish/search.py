@@ -31,3 +31,20 @@ def search_text(clean: str, suggestions: dict[int, str], lexicon: Lexicon) -> st
             extra.append(fold(suggestions[m.start()]))
         out.extend(e for e in dict.fromkeys(extra) if e != folded)
     return " ".join(out)
+
+
+def offered(passage) -> dict[int, str]:
+    """A passage's suggestions, by the offset in its clean text of the word they are for
+    (a suggestion whose word the clean text no longer holds as printed is left out)."""
+    out = {}
+    for sg in passage.suggestions:
+        at = passage.text.from_raw_offset(sg.start)
+        if at is not None and passage.text.text[at : at + len(sg.before)] == sg.before:
+            out[at] = sg.suggestion
+    return out
+
+
+def passages_search_text(passages, lexicon: Lexicon) -> tuple[str, ...]:
+    """``passages.text_search`` of each of a chapter's passages: made with the chapter
+    (in parallel, and cached with it), so that publishing only writes it."""
+    return tuple(search_text(p.text.text, offered(p), lexicon) for p in passages)
