@@ -68,7 +68,7 @@ class ContextReader:
         self._index_candidates: dict[str, list[str]] = shared.setdefault("unknown", {})
         self._unknown: dict = shared.setdefault(("unknown", long_s), {})
         self._decided: dict = {}
-        self._folded_followers: dict[str, list[str]] = {}
+        self._folded_followers: dict[str, list[str]] = shared.setdefault("folded followers", {})
         self._pieces: dict = shared.setdefault("pieces", {})
         self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
         self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
@@ -126,11 +126,14 @@ class ContextReader:
         as an accent, while the period spelled with other accents, not with more ('dés
         que' for 'dès que' stays)."""
         bare = fold_letters(lower)
-        if bare == lower or self.lexicon.zipf(bare) < self.settings.min_zipf:
-            return None
-        if self.sequence.model.ids and _normal(bare) not in self.sequence.model.ids:
-            return None  # 'regle' is counted as the Littré's 'règle': no word of its own
-        return bare
+        return bare if bare != lower and self._own_word(bare) else None
+
+    def _own_word(self, w: str) -> bool:
+        """Whether w is a common word the sequence model counts as its own: 'regle' is
+        counted as the Littré's 'règle', no word of its own to a sentence."""
+        if self.lexicon.zipf(w) < self.settings.min_zipf:
+            return False
+        return not self.sequence.model.ids or _normal(w) in self.sequence.model.ids
 
     def _acute(self, lower: str) -> str | None:
         """The printed word with the acute accent of a final é ('joue' → 'joué', 'donnes'
@@ -143,10 +146,8 @@ class ContextReader:
             acute = lower[:-2] + "és"
         else:
             return None
-        if self.lexicon.zipf(acute) < self.settings.min_zipf:
+        if not self._own_word(acute):
             return None
-        if self.sequence.model.ids and _normal(acute) not in self.sequence.model.ids:
-            return None  # counted as another spelling's: no word of its own to the sentence
         if self.book.get(lower, 0) >= self.settings.rare_book_count and not self.book.get(acute, 0):
             return None  # the book's own word, never printed with the accent ('faire la vole')
         return acute
@@ -278,7 +279,7 @@ class ContextReader:
         return worse >= self.settings.realword_veto
 
     def rereads(self, printed: str, reading: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
-        """Another of the print's readings, for a word the engine, judging it alone, changes
+        """Another of the print's readings, for a real word the engine, judging it alone, changes
         anyway: the one its neighbours favour by ``reread_lead``, its own cost paid (a
         misread 'pas' after 'il ne faut', which alone reads cheaper as 'par'). The print is
         not weighed: the engine has already judged it wrong. Memoised."""
@@ -291,34 +292,20 @@ class ContextReader:
         if not printed.isalpha() or not reading.isalpha() or (printed[0].isupper() and not sentence_start):
             return None
         st = self.settings
-        seq = self.sequence
         own = reading.lower()
-        if self.lexicon.zipf(printed) >= 1.0:
-            costs = dict(self.known_candidates(printed))
-        else:
-            costs = {}
-            for c in self.unknown_candidates(printed, prev):
-                costs[c] = None  # costed below, for the best fitting few only
-        costs.pop(own, None)
+        costs = {c: cost for c, cost in self.known_candidates(printed) if c != own and cost <= st.rival_max_cost}
         if not costs:
             return None
-        chosen = seq.around(prev, _normal(own), nxt) - st.weight * self._cost(printed, own)
-        ranked = sorted(((seq.around(prev, _normal(c), nxt), c) for c in costs), reverse=True)
-        best = None
-        for fit, c in ranked[: st.max_candidates]:
-            if fit - chosen < st.reread_lead:
-                break  # a candidate scores at most its fit: none left can lead
-            cost = costs[c] if costs[c] is not None else self._cost(printed, c)
-            if cost > st.rival_max_cost:
-                continue
-            score = fit - st.weight * cost
-            if best is None or score > best[0]:
-                best = (score, c, cost)
+        chosen = self.sequence.around(prev, _normal(own), nxt) - st.weight * self._cost(printed, own)
+        words = list(costs)
+        ranked = self.sequence.best_fits(prev, [_normal(c) for c in words], words, nxt, st.max_candidates)
+        best = max(((fit - st.weight * costs[c], c) for fit, c in ranked if fit - chosen >= st.reread_lead),
+                   default=None)  # a candidate scores at most its fit
         if best is None or best[0] - chosen < st.reread_lead:
             return None
-        score, c, cost = best
+        score, c = best
         confidence = max(0.05, min(0.85, 0.5 + 0.1 * (score - chosen - st.reread_lead)))
-        return ContextDecision(_cased(c, printed, sentence_start), cost, round(confidence, 3), True,
+        return ContextDecision(_cased(c, printed, sentence_start), costs[c], round(confidence, 3), True,
                                "clean.context_reading")
 
     def _elided(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
