@@ -574,6 +574,8 @@ def test_three_items_reviewed_with_the_keyboard_in_chromium_then_the_rebuilt_tex
         def top(n: int = 1):
             item = queue(conn, corpus, limit=n)[n - 1]
             expect(page.locator("#item")).to_have_attribute("data-item", item.id, timeout=WAIT)
+            # the item is drawn before the page's keys are bound: a key pressed between is lost
+            expect(page.locator("body")).to_have_attribute("data-keys", "ready", timeout=WAIT)
             return item
 
         # 1. a: accept
