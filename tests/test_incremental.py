@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pickle
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -71,14 +71,25 @@ def _afresh(corpus: Path, out: Path) -> Path:
 @pytest.mark.slow  # three builds of the corpus
 def test_chapters_whose_evidence_changed_are_processed_again(tmp_path):
     """One chapter's misreading corrected: the book's counts of 'cartes', 'six',
-    'trente' and 'caries' change, and every chapter looked up 'cartes' (a likely
-    reading of many misread words): every chapter is processed again, and the database
-    is the one built afresh."""
+    'trente' and 'caries' change, and of the pairs around them. A chapter is processed
+    again when a count it looked up reads otherwise, rounded as the engine reads it
+    (pipeline/clean/rounded.py): 004 looked up 'cartes' and none of the others, and
+    'cartes', printed 38 times, now 39, reads 38 both times (a bucket of two). The
+    database is the one built afresh."""
     corpus = _corpus(tmp_path)
     db = tmp_path / "out" / "academie.db"
     build(corpus, db)
+    read = _evidence(db)
+    assert "cartes" in read["004_1b7568f237a1e7a3.txt"]["clean.counts"]
+    assert not {"six", "trente", "caries"} & read["004_1b7568f237a1e7a3.txt"]["clean.counts"]
+    entries = {p.stem: p.stat().st_mtime_ns for p in (db.parent / "cache").glob("*/*.chapter")}
     _edit(corpus / CHANGED, "trentesix caries", "trente-six cartes")
-    assert build(corpus, db).cached == 0
+    assert build(corpus, db).cached == 1
+    newest = {}
+    for e in sorted(_entries(db), key=lambda e: e.mtime):
+        newest[e.source_file] = e  # an edited chapter's old entry stays, under its old key
+    kept = {n for n, e in newest.items() if entries.get(e.key) == e.mtime}
+    assert kept == {"004_1b7568f237a1e7a3.txt"}
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
 
@@ -91,6 +102,20 @@ BOOK = {
     "c.txt": "1. Au boston, chaque joueur reçoit treize cartes. "
              "2. Celui qui demande une couleur doit faire cinq levées.\n",
 }
+
+
+@dataclass(frozen=True)
+class _Entry:
+    source_file: str
+    key: str
+    mtime: int
+
+
+def _entries(db: Path) -> list[_Entry]:
+    """The cache entries beside ``db``: whose chapter, under which key, written when."""
+    store = ChapterCache(db.parent / "cache", "")
+    return [_Entry(store.load(p.stem).source_file, p.stem, p.stat().st_mtime_ns)
+            for p in (db.parent / "cache").glob("*/*.chapter")]
 
 
 def _evidence(db: Path) -> dict[str, dict]:
@@ -127,6 +152,45 @@ def test_a_changed_word_redoes_the_chapters_that_read_its_counts_only(tmp_path):
     _edit(corpus / "c.txt", "reçoit", "compte")
     assert build(corpus, db).cached == 1  # b.txt only
     assert_same_database(db, _afresh(corpus, tmp_path / "b"))
+
+
+# three chapters printing 'cartes' 19 times in all; 'quinze cartes blanches' is c.txt's alone
+CARDS = {
+    "a.txt": "1. Au piquet, on donne douze cartes à chaque joueur, et le talon garde huit cartes. "
+             "2. Le premier écarte cinq cartes au plus. 3. Les cartes écartées ne se montrent pas. "
+             "4. Celui qui a les plus hautes cartes compte le point. 5. Les cartes de même couleur font une "
+             "séquence, et trois as font un brelan.\n",
+    "b.txt": "1. Au reversis, on donne onze cartes à chaque joueur. 2. Les quatre cartes du talon sont le panier. "
+             "3. Celui qui prend le moins de cartes gagne. 4. Le valet de coeur est le quinola; il faut le placer "
+             "sur des cartes d'une autre couleur. 5. On compte les cartes des levées, et les cartes du panier "
+             "vont au dernier.\n",
+    "c.txt": "1. Au boston, chaque joueur reçoit treize cartes. 2. Celui qui demande une couleur doit faire cinq "
+             "levées avec ses cartes. 3. Les cartes basses comptent peu. 4. On annonce les cartes avant de jouer, "
+             "et toutes les cartes se jouent. 5. Le donneur mêle les cartes, et il coupe une seule fois. "
+             "6. Qui renonce paye quinze cartes blanches.\n",
+}
+
+
+@pytest.mark.slow  # three builds of three short chapters
+def test_a_count_changed_within_its_bucket_redoes_no_other_chapter(tmp_path):
+    """'cartes' of c.txt changed to 'fiches': every chapter looked up the count of
+    'cartes', which goes from 19 to 18; read to four binary digits, both are 19, so
+    only c.txt is processed again (exactly read, a and b would be too), and the
+    database is the one built afresh."""
+    from pipeline.clean.rounded import rounded
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in CARDS.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    assert sum(t.count("cartes") for t in CARDS.values()) == 19 and rounded(19, 4) == rounded(18, 4) == 19
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    read = _evidence(db)
+    assert all("cartes" in read[n]["clean.counts"] and "cartes" in read[n]["clean.sequence.words"] for n in CARDS)
+    _edit(corpus / "c.txt", "quinze cartes blanches", "quinze fiches blanches")
+    assert build(corpus, db).cached == 2
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
 
 @pytest.mark.slow  # a build of three short chapters

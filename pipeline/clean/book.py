@@ -22,6 +22,7 @@ from ..records import InputError, RawChapter
 from ..resources import Resources
 from .context import ContextReader
 from .correct import BookContext, ChannelModel, Corrector, Domain, book_counts, is_long_s_printing
+from .rounded import RoundedCounts
 from .sequence import BookCounts, BookSequence, SequenceModel, book_pairs
 from .settings import CleanSettings
 from .steps import CleanContext
@@ -63,6 +64,8 @@ def book_sequence(res: Resources, source_file: str | None, text: str) -> BookSeq
     if source_file not in names:
         words, pairs = book_pairs([text])
         book = BookCounts(book.unigrams + words, book.pairs + pairs, book.min_count)
+    book = BookCounts(_rounded(res, "sequence.words", book.unigrams), _rounded(res, "sequence.pairs", book.pairs),
+                      book.min_count)
     if res.consulted is not None:
         # what the chapter reads of the book's words and pairs is recorded, as of its counts
         book = BookCounts(res.consult("clean.sequence.words", book.unigrams),
@@ -124,7 +127,19 @@ def book_mappings(res: Resources) -> dict[str, Mapping]:
     recorded under."""
     counts, _ = corpus_counts(res)
     book, _ = corpus_pairs(res)
-    return {"clean.counts": counts, "clean.sequence.words": book.unigrams, "clean.sequence.pairs": book.pairs}
+    return {"clean.counts": _rounded(res, "counts", counts),
+            "clean.sequence.words": _rounded(res, "sequence.words", book.unigrams),
+            "clean.sequence.pairs": _rounded(res, "sequence.pairs", book.pairs)}
+
+
+def _rounded(res: Resources, name: str, counts: Mapping) -> RoundedCounts:
+    """The book's counts as the engine reads them (clean/rounded.py), one view of each
+    (the corrector's decisions are memoised by the counts they read), made again when
+    the counts are replaced."""
+    kept = res.cached(f"clean.rounded.{name}", lambda: [None, None])
+    if kept[0] is not counts:
+        kept[:] = [counts, RoundedCounts(counts, CleanSettings.default().book.count_bits)]
+    return kept[1]
 
 
 def book_delta(before: Iterable[str], after: Iterable[str]) -> dict[str, set]:
@@ -155,13 +170,13 @@ def corrector(res: Resources, model: ChannelModel | None = None) -> Corrector:
     return res.cached("clean.corrector", make)
 
 
-def chapter_counts(res: Resources, source_file: str | None, text: str) -> Counter:
-    """How often the book uses each word: the corpus's counts, with the chapter's own
-    when the chapter is not one of the corpus's files."""
+def chapter_counts(res: Resources, source_file: str | None, text: str) -> RoundedCounts:
+    """How often the book uses each word (rounded, clean/rounded.py): the corpus's
+    counts, with the chapter's own when the chapter is not one of the corpus's files."""
     counts, names = corpus_counts(res)
-    if source_file in names:
-        return counts
-    return counts + book_counts([text])
+    if source_file not in names:
+        counts = counts + book_counts([text])
+    return _rounded(res, "counts", counts)
 
 
 def chapter_context(text: str, res: Resources, source_file: str | None = None,

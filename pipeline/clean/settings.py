@@ -146,6 +146,13 @@ class ChannelSettings:
 
 
 @dataclass(frozen=True)
+class BookSettings:
+    """How the book's counts are read (clean/rounded.py)."""
+
+    count_bits: int
+
+
+@dataclass(frozen=True)
 class CleanSettings:
     confidence: Confidence
     number_in_list: NumberInList
@@ -156,6 +163,7 @@ class CleanSettings:
     context: ContextSettings
     segmentation: SegmentationSettings
     channel: ChannelSettings
+    book: BookSettings
 
     @classmethod
     @lru_cache(maxsize=1)
