@@ -22,7 +22,7 @@ from ..records import InputError, RawChapter
 from ..resources import Resources
 from .context import ContextReader
 from .correct import BookContext, ChannelModel, Corrector, Domain, book_counts, is_long_s_printing
-from .rounded import RoundedCounts
+from .rounded import rounded_counts
 from .sequence import BookCounts, BookSequence, SequenceModel, book_pairs
 from .settings import CleanSettings
 from .steps import CleanContext
@@ -132,13 +132,13 @@ def book_mappings(res: Resources) -> dict[str, Mapping]:
             "clean.sequence.pairs": _rounded(res, "sequence.pairs", book.pairs)}
 
 
-def _rounded(res: Resources, name: str, counts: Mapping) -> RoundedCounts:
-    """The book's counts as the engine reads them (clean/rounded.py), one view of each
-    (the corrector's decisions are memoised by the counts they read), made again when
-    the counts are replaced."""
+def _rounded(res: Resources, name: str, counts: Mapping) -> dict:
+    """The book's counts as the engine reads them (clean/rounded.py), made once for
+    each counts (the corrector's decisions are memoised by the counts they read), and
+    again when the counts are replaced."""
     kept = res.cached(f"clean.rounded.{name}", lambda: [None, None])
     if kept[0] is not counts:
-        kept[:] = [counts, RoundedCounts(counts, CleanSettings.default().book.count_bits)]
+        kept[:] = [counts, rounded_counts(counts, CleanSettings.default().book.count_bits)]
     return kept[1]
 
 
@@ -170,7 +170,7 @@ def corrector(res: Resources, model: ChannelModel | None = None) -> Corrector:
     return res.cached("clean.corrector", make)
 
 
-def chapter_counts(res: Resources, source_file: str | None, text: str) -> RoundedCounts:
+def chapter_counts(res: Resources, source_file: str | None, text: str) -> dict:
     """How often the book uses each word (rounded, clean/rounded.py): the corpus's
     counts, with the chapter's own when the chapter is not one of the corpus's files."""
     counts, names = corpus_counts(res)

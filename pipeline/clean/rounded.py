@@ -15,7 +15,7 @@ incremental one read the same rounded counts, so they make the same database.
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping
+from typing import Mapping
 
 
 def rounded(n: int, bits: int) -> int:
@@ -27,59 +27,8 @@ def rounded(n: int, bits: int) -> int:
     return ((n >> shift) << shift) | (1 << (shift - 1))
 
 
-class RoundedCounts(Mapping):
-    """A read-only view of counts (a word's, or a pair's) that gives each rounded
-    (``rounded``); a key absent is absent. What the engine's lookups and the cache's
-    checks of them both read, so that they agree."""
-
-    __slots__ = ("counts", "bits")
-
-    def __init__(self, counts: Mapping, bits: int):
-        self.counts = counts
-        self.bits = bits
-
-    def get(self, key, default=None):
-        n = self.counts.get(key)
-        if n is None:
-            return default
-        return rounded(n, self.bits)
-
-    def __getitem__(self, key):
-        n = self.counts.get(key)
-        if n is None:
-            raise KeyError(key)
-        return rounded(n, self.bits)
-
-    def __contains__(self, key) -> bool:
-        return key in self.counts
-
-    def __iter__(self) -> Iterator:
-        return iter(self.counts)
-
-    def __len__(self) -> int:
-        return len(self.counts)
-
-    def values(self) -> "_Values":
-        return _Values(self)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RoundedCounts) and self.bits == other.bits and self.counts == other.counts
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class _Values:
-    """The rounded values, iterable again and again (a caller may read their largest
-    and then iterate); their largest is the largest count rounded."""
-
-    __slots__ = ("view",)
-
-    def __init__(self, view: RoundedCounts):
-        self.view = view
-
-    def __iter__(self) -> Iterator[int]:
-        bits = self.view.bits
-        return (rounded(n, bits) for n in self.view.counts.values())
-
-    def __len__(self) -> int:
-        return len(self.view.counts)
+def rounded_counts(counts: Mapping, bits: int) -> dict:
+    """Counts (a word's, or a pair's), each ``rounded``: a plain dict, so that the
+    engine's hundreds of thousands of lookups a book stay lookups in C."""
+    exact = 1 << bits
+    return {k: n if n < exact else rounded(n, bits) for k, n in counts.items()}
