@@ -73,23 +73,25 @@ def test_chapters_whose_evidence_changed_are_processed_again(tmp_path):
     """One chapter's misreading corrected: the book's counts of 'cartes', 'six',
     'trente' and 'caries' change, and of the pairs around them. A chapter is processed
     again when a count it looked up reads otherwise, rounded as the engine reads it
-    (pipeline/clean/rounded.py): 004 looked up 'cartes' and none of the others, and
-    'cartes', printed 38 times, now 39, reads 38 both times (a bucket of two). The
-    database is the one built afresh."""
+    (pipeline/clean/rounded.py): 'trente', 11 then 12, reads 10 then 14, and 000
+    looked it up; 'cartes' (38, 39), 'six' (10, 11) and 'caries' (19, 18) stay in
+    their buckets, and the pairs the edit makes are printed fewer than three times, as
+    none. So 001, 002 and 004, which looked up 'cartes', are kept, and the database is
+    the one built afresh."""
     corpus = _corpus(tmp_path)
     db = tmp_path / "out" / "academie.db"
     build(corpus, db)
     read = _evidence(db)
-    assert "cartes" in read["004_1b7568f237a1e7a3.txt"]["clean.counts"]
-    assert not {"six", "trente", "caries"} & read["004_1b7568f237a1e7a3.txt"]["clean.counts"]
+    assert all("cartes" in read[n]["clean.counts"] for n in read)
+    assert {n[:3] for n in read if "trente" in read[n]["clean.counts"] | read[n]["clean.sequence.words"]} == {"000", "003"}
     entries = {p.stem: p.stat().st_mtime_ns for p in (db.parent / "cache").glob("*/*.chapter")}
     _edit(corpus / CHANGED, "trentesix caries", "trente-six cartes")
-    assert build(corpus, db).cached == 1
+    assert build(corpus, db).cached == 3
     newest = {}
     for e in sorted(_entries(db), key=lambda e: e.mtime):
         newest[e.source_file] = e  # an edited chapter's old entry stays, under its old key
-    kept = {n for n, e in newest.items() if entries.get(e.key) == e.mtime}
-    assert kept == {"004_1b7568f237a1e7a3.txt"}
+    kept = {n[:3] for n, e in newest.items() if entries.get(e.key) == e.mtime}
+    assert kept == {"001", "002", "004"}
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
 
@@ -174,7 +176,7 @@ CARDS = {
 @pytest.mark.slow  # three builds of three short chapters
 def test_a_count_changed_within_its_bucket_redoes_no_other_chapter(tmp_path):
     """'cartes' of c.txt changed to 'fiches': every chapter looked up the count of
-    'cartes', which goes from 19 to 18; read to four binary digits, both are 19, so
+    'cartes', which goes from 19 to 18; read to two binary digits, both are 20, so
     only c.txt is processed again (exactly read, a and b would be too), and the
     database is the one built afresh."""
     from pipeline.clean.rounded import rounded
@@ -183,7 +185,7 @@ def test_a_count_changed_within_its_bucket_redoes_no_other_chapter(tmp_path):
     corpus.mkdir()
     for name, text in CARDS.items():
         (corpus / name).write_text(text, encoding="utf-8")
-    assert sum(t.count("cartes") for t in CARDS.values()) == 19 and rounded(19, 4) == rounded(18, 4) == 19
+    assert sum(t.count("cartes") for t in CARDS.values()) == 19 and rounded(19, 2) == rounded(18, 2) == 20
     db = tmp_path / "out" / "academie.db"
     build(corpus, db)
     read = _evidence(db)

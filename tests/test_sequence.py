@@ -139,16 +139,19 @@ def test_pairs_looked_up_together_are_the_pairs_looked_up_one_by_one():
     assert empty._pair_of == {1: 0, 2: 0}
 
 
-def test_the_book_s_counts_are_read_to_four_significant_binary_digits():
+def test_the_book_s_counts_are_read_to_a_few_significant_binary_digits():
     from pipeline.clean.rounded import rounded, rounded_counts
 
-    # exact below 16: every threshold the engine applies to a count (twice, thrice) is far below
-    assert [rounded(n, 4) for n in (0, 1, 2, 3, 15)] == [0, 1, 2, 3, 15]
-    # above, the middle of a bucket a sixteenth of its size wide: 16–17 read 17, 40–43 read 42
-    assert [rounded(n, 4) for n in (16, 17, 18, 40, 41, 43, 44)] == [17, 17, 19, 42, 42, 42, 46]
-    assert [rounded(n, 4) for n in (1000, 1023, 1024, 1151, 1152)] == [992, 992, 1088, 1088, 1216]
+    assert CleanSettings.default().book.count_bits == 2
+    # exact below 4: the thresholds the engine applies to a count (twice, thrice) hold
+    assert [rounded(n, 2) for n in (0, 1, 2, 3)] == [0, 1, 2, 3]
+    # above, the middle of a bucket, two buckets each doubling: 4–5, 6–7, 8–11, 12–15, 16–23
+    assert [rounded(n, 2) for n in (4, 5, 6, 7, 8, 11, 12, 15, 16, 23, 24)] == [5, 5, 7, 7, 10, 10, 14, 14, 20, 20, 28]
+    assert [rounded(n, 4) for n in (15, 16, 17, 18, 40, 43, 44)] == [15, 17, 17, 19, 42, 42, 46]
+    assert [rounded(n, 2) for n in (1000, 1023, 1024, 1535, 1536)] == [896, 896, 1280, 1280, 1792]
     # monotonic: the largest count is the largest read, and no two counts swap their order
-    assert all(rounded(n, 4) <= rounded(n + 1, 4) for n in range(5000))
+    assert all(rounded(n, b) <= rounded(n + 1, b) for b in (1, 2, 4) for n in range(5000))
 
-    counts = rounded_counts(Counter({"de": 1500, "carte": 41, "vole": 3}), 4)
-    assert counts == {"de": 1472, "carte": 42, "vole": 3}
+    # a pair printed fewer than three times counts as none: left out, never looked up as a count
+    counts = rounded_counts(Counter({"de": 1500, "carte": 41, "vole": 3, "rnain": 1}), 2, least=2)
+    assert counts == {"de": 1280, "carte": 40, "vole": 3}

@@ -64,8 +64,8 @@ def book_sequence(res: Resources, source_file: str | None, text: str) -> BookSeq
     if source_file not in names:
         words, pairs = book_pairs([text])
         book = BookCounts(book.unigrams + words, book.pairs + pairs, book.min_count)
-    book = BookCounts(_rounded(res, "sequence.words", book.unigrams), _rounded(res, "sequence.pairs", book.pairs),
-                      book.min_count)
+    book = BookCounts(_rounded(res, "sequence.words", book.unigrams),
+                      _rounded(res, "sequence.pairs", book.pairs, book.min_count), book.min_count)
     if res.consulted is not None:
         # what the chapter reads of the book's words and pairs is recorded, as of its counts
         book = BookCounts(res.consult("clean.sequence.words", book.unigrams),
@@ -129,16 +129,16 @@ def book_mappings(res: Resources) -> dict[str, Mapping]:
     book, _ = corpus_pairs(res)
     return {"clean.counts": _rounded(res, "counts", counts),
             "clean.sequence.words": _rounded(res, "sequence.words", book.unigrams),
-            "clean.sequence.pairs": _rounded(res, "sequence.pairs", book.pairs)}
+            "clean.sequence.pairs": _rounded(res, "sequence.pairs", book.pairs, book.min_count)}
 
 
-def _rounded(res: Resources, name: str, counts: Mapping) -> dict:
+def _rounded(res: Resources, name: str, counts: Mapping, least: int = 1) -> dict:
     """The book's counts as the engine reads them (clean/rounded.py), made once for
     each counts (the corrector's decisions are memoised by the counts they read), and
     again when the counts are replaced."""
     kept = res.cached(f"clean.rounded.{name}", lambda: [None, None])
     if kept[0] is not counts:
-        kept[:] = [counts, rounded_counts(counts, CleanSettings.default().book.count_bits)]
+        kept[:] = [counts, rounded_counts(counts, CleanSettings.default().book.count_bits, least)]
     return kept[1]
 
 
