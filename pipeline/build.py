@@ -29,16 +29,16 @@ from .ingest import MAX_CHAPTER_BYTES, ingest
 from .layout import layout
 from .engines import run_chapters
 from .link import candidates, extract, link, load_rules, loaded_components, rules_loaded, stubs
-from .link.checks import run_checks
+from .link.checks import load_checks, run_loaded
 from .link.stubs import wrapped, write_package
 from .proof import proof
-from .publish import publish
+from .publish.write import Writer
 from .publish.search import passages_search_text
 from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
                       RawChapter, Segmented)
 from .resources import Evidence, Resources
 from .segment import segment
-from .segment.citations import assign_citations
+from .segment.citations import assign_citations, chapter_citations
 
 Progress = Callable[[str], None]
 
@@ -127,7 +127,8 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
         res.consulted = {}
         try:
             seg, err = _process_or_reason(raw, res, times, CHAPTER_STAGES[1:])
-            evidence = {name: Evidence(view.read) for name, view in res.consulted.items()}
+            with _timed(times, "cache"):  # what the cache will check the entry with
+                evidence = {name: Evidence(view.read) for name, view in res.consulted.items()}
         finally:
             res.consulted = None
     result = ChapterResult(raw.source_file, seg, err, times=times.seconds, evidence=evidence)
@@ -239,13 +240,13 @@ def build(
         return kept
 
     raws: dict[str, RawChapter] = {}
-    results: dict[str, ChapterResult] = {}
+    held: dict[str, _Held] = {}  # what each chapter's result is published with, its entry on disk
     with _timed(times, "ingest"):
         for f in files:
             try:
                 raws[f.name] = _ingest(f, res)
             except InputError as exc:
-                results[f.name] = ChapterResult(f.name, None, exc.reason)
+                held[f.name] = _Held(f.name, None, error=exc.reason)
         count_corpus(res, raws.values(), corpus)
     keys = {name: store.key(raw, res.proof_text(name)) for name, raw in raws.items()}
     # the book's counts are this corpus's chapters' (resources of another corpus keep their own)
@@ -259,7 +260,7 @@ def build(
         for name, raw in raws.items():
             hit = None if full else store.load(keys[name])
             if hit is not None and valid(hit, keys[name]):
-                results[name] = hit
+                held[name] = _Held.of(hit, keys[name], manifest)
                 report.cached += 1
                 if progress:
                     progress(name)
@@ -268,57 +269,78 @@ def build(
         if todo and not full:
             res.ship(KNOWN_RULES, known_rules(store.previous(raw.source_file) for raw in todo))
     for result in run_chapters(todo, res, jobs, engine, scheduler, progress):
-        results[result.source_file] = result
         for stage, dt in result.times.items():
             times.add(stage, dt)
         if result.seg is not None:
-            store.save(keys[result.source_file], result)
+            with _timed(times, "cache"):
+                store.save(keys[result.source_file], result)
+        # the result let go, its entry on disk: a library's chapters do not fit in memory together
+        held[result.source_file] = _Held.of(result, keys[result.source_file], manifest)
+    complete = all(held[name].error is None for name in raws)
     if own_book:
-        store.mark_book(corpus, keys if all(results[name].seg is not None for name in raws) else None)
+        with _timed(times, "cache"):
+            store.mark_book(corpus, keys if complete else None)
+    del raws, todo
 
-    done: list[tuple[ChapterInfo, Segmented]] = []
-    rules: dict[str, tuple] = {}
+    done: list[_Held] = []
     for f in files:
-        result = results[f.name]
-        if result.seg is None:
-            report.diagnostics.append(Diagnostic(f.name, "error", result.error or "failed"))
+        h = held[f.name]
+        if h.error is not None:
+            report.diagnostics.append(Diagnostic(f.name, "error", h.error))
             continue
-        seg = result.seg
-        info, notes = manifest.chapter_info(f.name, seg.layout.header)
-        report.shapes[f.name] = seg.layout.shape
-        report.diagnostics.extend(seg.layout.chapter.diagnostics)
-        report.diagnostics.extend(notes)
-        report.diagnostics.extend(seg.layout.diagnostics)
-        report.diagnostics.extend(seg.diagnostics)
-        done.append((info, seg))
-        rules[f.name] = (result.rules, result.rules_error)
-
+        report.shapes[f.name] = h.shape
+        report.diagnostics.extend(h.diagnostics)
+        done.append(h)
     if not done:
         # a build that read nothing must not replace a good database with an empty one
         report.diagnostics.append(Diagnostic(corpus.name or str(corpus), "error",
                                              "no chapter could be read: the database was not written"))
         return report
-    with _timed(times, "citations"):
-        built = cite_chapters(done)
-    with _timed(times, "link"):
-        linked, problems = link(built, [rules[c.info.source_file] for c in built])
-        report.diagnostics.extend(problems)
-        # the corpus's own checks of its figures (corpus/checks/), found by citation
-        checks, warnings = run_checks(corpus / "checks", built)
-        report.diagnostics.extend(warnings)
-    _count(report, built, linked, checks)
+    # the order given here once (by edition, chapter number, unnumbered last, file name;
+    # chapter ids follow it), as ``cite_chapters``: whatever order the files came in
+    done.sort(key=lambda h: (h.info.edition_id, h.info.number is None, h.info.number or 0, h.info.source_file))
     mark = store.published(db_path)
-    if report.cached == len(raws) and mark is not None and mark.get("edition") == edition:
-        report.up_to_date = True  # the database holds exactly this build: not written again
-    else:
-        with _timed(times, "publish"):
-            made = stubs(linked, {p.text.text: w for r in results.values() if r.seg is not None
-                                  for p, w in zip(candidates(r.seg), r.wrapped)})
-            publish(db_path, list(manifest.editions.values()), built, _games(built, res), report.diagnostics, made,
-                    checks, {name: r.search for name, r in results.items() if r.seg is not None})
-            write_package([s for s, _ in made.values()], db_path.parent)
-            complete = all(results[name].seg is not None for name in raws)
-            store.mark_published(db_path, edition, replace(report, published=True) if complete else None)
+    report.up_to_date = report.cached == len(held) and mark is not None and mark.get("edition") == edition
+    with _timed(times, "link"):
+        # the corpus's own checks of its figures (corpus/checks/), found by citation
+        found, check_notes = load_checks(corpus / "checks")
+    cited = {c.spec.citation for c in found}
+    checked: dict[str, Any] = {}  # the passages the checks cite, by citation
+    taken: dict[str, int] = {}
+    counts = _Counts()
+    writer = None
+    try:
+        if not report.up_to_date:  # else the database holds exactly this build: not written again
+            with _timed(times, "publish"):
+                writer = Writer(db_path, list(manifest.editions.values()), {h.info.edition_id for h in done},
+                                _games(done, res))
+        # one chapter at a time, read back from its entry: cited, linked, counted, written
+        for h in done:
+            result = _entry(h, store, corpus, res)
+            with _timed(times, "citations"):
+                chapter = BuiltChapter(h.info, result.seg, chapter_citations(h.info, result.seg.passages, taken))
+            with _timed(times, "link"):
+                linked, problems = link([chapter], [(result.rules, result.rules_error)])
+                report.diagnostics.extend(problems)
+                checked.update((cite, p) for p, cite in zip(chapter.seg.passages, chapter.citations) if cite in cited)
+            counts.add(chapter, linked)
+            if writer is not None:
+                with _timed(times, "publish"):
+                    writer.chapter(chapter, result.search)
+                    writer.rules(stubs(linked, {p.text.text: w for p, w in zip(candidates(result.seg), result.wrapped)}))
+        with _timed(times, "link"):
+            checks, warnings = run_loaded(found, checked)
+            report.diagnostics.extend(check_notes + warnings)
+        counts.report(report, checks)
+        if writer is not None:
+            with _timed(times, "publish"):
+                made = writer.stubs()
+                writer.finish(report.diagnostics, checks)
+                write_package(made, db_path.parent)
+                store.mark_published(db_path, edition, replace(report, published=True) if complete else None)
+    finally:
+        if writer is not None:
+            writer.close()
     report.published = True
     report.spacy = loaded_components(res)
     times.add("total", time.perf_counter() - started)
@@ -347,33 +369,93 @@ def cite_chapters(done: list[tuple[ChapterInfo, Segmented]]) -> list[BuiltChapte
     return [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
 
 
-def _games(built: list[BuiltChapter], res: Resources) -> list[Game]:
+@dataclass
+class _Held:
+    """What publishing needs of a chapter's result besides its entry in the cache,
+    which holds the rest: the result itself is let go once its entry is written, and
+    read back when the chapter is published (a library's chapters do not fit in memory
+    together)."""
+
+    source_file: str
+    key: str | None
+    error: str | None = None  # why it has no result
+    info: ChapterInfo | None = None
+    shape: str = ""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    games: tuple[Game, ...] = ()  # of its passages
+    heads: tuple[str, ...] = ()  # the games its running heads name (slugs)
+
+    @classmethod
+    def of(cls, result: ChapterResult, key: str, manifest: Manifest) -> "_Held":
+        if result.seg is None:
+            return cls(result.source_file, key, error=result.error or "failed")
+        seg = result.seg
+        info, notes = manifest.chapter_info(result.source_file, seg.layout.header)
+        return cls(result.source_file, key, None, info, seg.layout.shape,
+                   (*seg.layout.chapter.diagnostics, *notes, *seg.layout.diagnostics, *seg.diagnostics),
+                   tuple(seg.games), tuple(p.head_game for p in seg.layout.pages if p.head_game))
+
+
+def _entry(h: _Held, store: ChapterCache, corpus: Path, res: Resources) -> ChapterResult:
+    """A chapter's result read back from its entry, written moments ago; if the entry
+    has gone since (another process cleared the cache), the chapter processed again."""
+    result = store.load(h.key) if h.key is not None else None
+    if result is None or result.seg is None:
+        path = next((f for f in chapter_files(corpus) if f.name == h.source_file), corpus / h.source_file)
+        result = work_chapter(_ingest(path, res), res)
+        if result.seg is None:
+            raise InputError(h.source_file, f"its cache entry went during the build, and it could not be read again: "
+                                            f"{result.error}")
+    return result
+
+
+def _games(done: list[_Held], res: Resources) -> list[Game]:
     """Every game a passage or a running head names, by slug."""
     games: dict[str, Game] = {}
-    for c in built:
-        for g in c.seg.games:
+    for h in done:
+        for g in h.games:
             games.setdefault(g.slug, g)
-        for p in c.seg.layout.pages:
-            if p.head_game and p.head_game not in games:
-                games[p.head_game] = res.catalogue.game(p.head_game)
+        for slug in h.heads:
+            if slug not in games:
+                games[slug] = res.catalogue.game(slug)
     return sorted(games.values(), key=lambda g: g.slug)
 
 
-def _count(report: BuildReport, built: list[BuiltChapter], linked: dict, checks: list[CheckRecord]) -> None:
-    passages = [p for c in built for p in c.seg.passages]
-    report.chapters = len(built)
-    report.games = len({p.game for p in passages if p.game})
-    report.articles = sum(p.kind == "article" for p in passages)
-    report.passages = len(passages)
-    corrections = [k for p in passages for k in p.text.corrections()]
-    kinds = Counter(kind_of(k.fix) for k in corrections)
-    report.decisions = (sum("proof." in k.fix for k in corrections)
-                        + sum(p.status != "not proofread" for p in passages)
-                        + sum(g.status != "not proofread" for c in built for g in c.seg.layout.pages))
-    report.corrections = {kind: kinds[kind] for kind in KINDS if kinds[kind]}
-    report.rules = len(linked)
-    report.checks = sum(c.agrees is not None for c in checks)
-    report.disagreements = sum(c.agrees is False for c in checks)
+@dataclass
+class _Counts:
+    """The report's counts, added up chapter by chapter."""
+
+    chapters: int = 0
+    games: set[str] = field(default_factory=set)
+    articles: int = 0
+    passages: int = 0
+    kinds: Counter = field(default_factory=Counter)
+    decisions: int = 0
+    rules: int = 0
+
+    def add(self, c: BuiltChapter, linked: dict) -> None:
+        passages = c.seg.passages
+        self.chapters += 1
+        self.games.update(p.game for p in passages if p.game)
+        self.articles += sum(p.kind == "article" for p in passages)
+        self.passages += len(passages)
+        corrections = [k for p in passages for k in p.text.corrections()]
+        self.kinds.update(kind_of(k.fix) for k in corrections)
+        self.decisions += (sum("proof." in k.fix for k in corrections)
+                           + sum(p.status != "not proofread" for p in passages)
+                           + sum(g.status != "not proofread" for g in c.seg.layout.pages))
+        self.rules += len(linked)
+
+    def report(self, report: BuildReport, checks: list[CheckRecord]) -> None:
+        report.chapters = self.chapters
+        report.games = len(self.games)
+        report.articles = self.articles
+        report.passages = self.passages
+        report.decisions = self.decisions
+        report.corrections = {kind: self.kinds[kind] for kind in KINDS if self.kinds[kind]}
+        report.rules = self.rules
+        report.checks = sum(c.agrees is not None for c in checks)
+        report.disagreements = sum(c.agrees is False for c in checks)
 
 
 @contextmanager

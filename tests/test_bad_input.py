@@ -323,7 +323,7 @@ del sys.argv[1:3]
 module, name = {
     "reading": (pipeline.build, "process_chapter"),  # a chapter processed, nothing written yet
     "writing": (write, "_write_checks"),  # the temporary database half written: rows in, no index, no vacuum
-    "written": (write, "_write"),  # the temporary database complete and closed, not yet renamed
+    "written": (write, "_complete"),  # the temporary database complete and closed, not yet renamed
 }[point]
 real = getattr(module, name)
 

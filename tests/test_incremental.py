@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import pipeline.build as pipeline_build
 from pipeline.build import ChapterResult, build
 from pipeline.cache import ChapterCache, chapter_digest, pipeline_version
 from pipeline.clean.book import book_delta, book_evidence, book_mappings, count_corpus
@@ -365,3 +366,44 @@ def test_a_database_is_up_to_date_only_as_its_edition_wrote_it(tmp_path):
     store.mark_published(db, "edition 1", report)
     db.write_bytes(b"a database written by another")
     assert store.published_report(db, "edition 1") is None
+
+
+@pytest.mark.slow  # two builds of three short chapters
+def test_the_database_is_written_a_chapter_at_a_time_each_read_back_from_its_entry(tmp_path, monkeypatch):
+    """Publishing holds one chapter at a time: each is read back from its cache entry,
+    written, and let go before the next (a library's chapters do not fit in memory
+    together); an entry gone by then (another process cleared the cache) has its
+    chapter processed again. Either way, the database is the one built afresh."""
+    import gc
+    import weakref
+
+    from pipeline.publish import write
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in BOOK.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    written: list[weakref.ref] = []
+    alive: list[int] = []
+    real = write.Writer.chapter
+
+    def chapter(self, c, search=None):
+        gc.collect()
+        alive.append(sum(ref() is not None for ref in written))  # the chapters written before this one
+        written.append(weakref.ref(c.seg))
+        return real(self, c, search)
+
+    monkeypatch.setattr(write.Writer, "chapter", chapter)
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    assert alive == [0, 0, 0]
+    reference = _afresh(corpus, tmp_path / "a")
+
+    # every entry gone once the chapters are processed: each chapter is processed again to be written
+    processed: list[str] = []
+    monkeypatch.setattr(ChapterCache, "load", lambda self, key: None)
+    real_work = pipeline_build.work_chapter
+    monkeypatch.setattr(pipeline_build, "work_chapter", lambda raw, res: processed.append(raw.source_file) or real_work(raw, res))
+    report = build(corpus, db, full=True)
+    assert report.published and sorted(processed) == sorted([*BOOK, *BOOK])  # for the cache, then to be written
+    assert_same_database(db, reference)

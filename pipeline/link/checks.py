@@ -28,7 +28,7 @@ import sys
 import types
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Mapping, TypeVar
 
 from ..records import BuiltChapter, CheckRecord, Diagnostic, Passage
 
@@ -106,7 +106,14 @@ def run_checks(folder: Path, built: list[BuiltChapter]) -> tuple[list[CheckRecor
     definition order, and a warning for each that could not be run."""
     found, diagnostics = load_checks(Path(folder))
     passages: dict[str, Passage] = {cite: p for c in built for p, cite in zip(c.seg.passages, c.citations)}
-    records = []
+    records, warnings = run_loaded(found, passages)
+    return records, diagnostics + warnings
+
+
+def run_loaded(found: list[LoadedCheck], passages: Mapping[str, Passage]) -> tuple[list[CheckRecord], list[Diagnostic]]:
+    """The checks loaded (``load_checks``), each on its passage of ``passages`` (by
+    citation: those the checks cite are enough), with a warning for each not run."""
+    records, diagnostics = [], []
     for c in found:
         record = _run(c, passages.get(c.spec.citation))
         if record.error:

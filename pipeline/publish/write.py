@@ -47,25 +47,90 @@ def publish(
     search: dict[str, tuple[str, ...]] | None = None,
 ) -> None:
     """``search``: the search text of each chapter's passages (``passages_search_text``),
-    by chapter file, if made already."""
-    db_path = Path(db_path)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale(db_path)
-    tmp = temporary(db_path)
-    if tmp.exists():
-        tmp.unlink()
-    try:
-        _write(tmp, editions, chapters, games, diagnostics, stubs or {}, checks or [], search or {})
-        with open(tmp, "rb") as f:
+    by chapter file, if made already. The chapters all at once; ``Writer`` takes them
+    one by one (a library's do not fit in memory together)."""
+    stubs = stubs or {}
+    with Writer(db_path, editions, {c.info.edition_id for c in chapters}, games) as writer:
+        for c in chapters:
+            writer.chapter(c, (search or {}).get(c.info.source_file))
+        writer.rules(stubs)
+        writer.finish(diagnostics, checks or [])
+
+
+class Writer:
+    """The database written chapter by chapter, into a temporary file beside it that
+    takes its name only when ``finish`` has written the rest (the build log, the
+    checks, the full-text index): left without ``finish``, the file is removed and the
+    database is as it was. Each chapter given is written and can then be let go, so
+    that what a build holds is one chapter, not the library. Rows are the ones
+    ``publish`` writes: chapters' ids and every table's ids follow the order given."""
+
+    def __init__(self, db_path: Path | str, editions: list[Edition], used: set[str], games: list[Game]):
+        self.path = Path(db_path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(self.path)
+        self.tmp = temporary(self.path)
+        if self.tmp.exists():
+            self.tmp.unlink()
+        self.conn = sqlite3.connect(self.tmp)
+        # the file is private until renamed, and discarded if anything fails: no journal,
+        # no syncing while it is written
+        self.conn.execute("PRAGMA journal_mode = OFF")
+        self.conn.execute("PRAGMA synchronous = OFF")
+        self.db = sqlite_utils.Database(self.conn)
+        self.conn.executescript(schema_sql())
+        _write_fixes(self.db)
+        _write_editions(self.db, editions, used)
+        self.db["games"].insert_all({"slug": g.slug, "name": g.name} for g in games)
+        self.ids = _Ids()
+        self._ruled = 0  # the passages up to this id have had their rules written
+        self.chapters = 0
+        self.done = False
+
+    def chapter(self, c: BuiltChapter, search: tuple[str, ...] | None = None) -> None:
+        """One chapter's rows (``search``: its passages' search texts, made if None)."""
+        self.chapters += 1
+        _write_chapter(self.db, self.chapters, c)
+        _write_pages(self.db, self.chapters, c, self.ids)
+        _write_passages(self.db, self.chapters, c, self.ids,
+                        search if search is not None else passages_search_text(c.seg.passages, Lexicon.default()))
+
+    def rules(self, stubs: dict) -> None:
+        """The rules of passages written since the last call (citation → (Stub, RuleRecord))."""
+        ids = dict(self.conn.execute("SELECT citation, id FROM passages WHERE id > ?", (self._ruled,)))
+        self._ruled = self.ids.passage
+        _write_rules(self.db, stubs, ids)
+
+    def stubs(self) -> list:
+        """The stubs written, in the order they were (``Stub``), read back from the file."""
+        from ..link.stubs import Stub
+
+        return [Stub(*row) for row in self.conn.execute(
+            "SELECT citation, stub_module, stub_function, stub_source, status FROM rules ORDER BY rowid")]
+
+    def finish(self, diagnostics: list[Diagnostic], checks: list[CheckRecord]) -> None:
+        """The rest, the index, and the file on disk under the database's name."""
+        _complete(self.db, diagnostics, checks)
+        with open(self.tmp, "rb") as f:
             os.fsync(f.fileno())  # on disk before it takes the database's name
-        os.replace(tmp, db_path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+        os.replace(self.tmp, self.path)
+        self.done = True
+
+    def close(self) -> None:
+        """Without ``finish``: the temporary file removed, the database as it was."""
+        if not self.done:
+            self.conn.close()
+            self.tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
-def _write_rules(db: sqlite_utils.Database, stubs: dict) -> None:
-    ids = dict(db.execute("SELECT citation, id FROM passages").fetchall())
+def _write_rules(db: sqlite_utils.Database, stubs: dict, ids: dict[str, int]) -> None:
+    """``ids``: the id of each passage cited, by citation."""
     db["rules"].insert_all(
         {
             "passage_id": ids[cite],
@@ -115,29 +180,13 @@ def _write_checks(db: sqlite_utils.Database, checks: list[CheckRecord]) -> None:
     )
 
 
-def _write(path: Path, editions, chapters: list[BuiltChapter], games: list[Game], diagnostics, stubs: dict,
-           checks: list[CheckRecord], search: dict[str, tuple[str, ...]]) -> None:
-    conn = sqlite3.connect(path)
-    # the file is private until renamed, and discarded if anything fails: no journal,
-    # no syncing while it is written
-    conn.execute("PRAGMA journal_mode = OFF")
-    conn.execute("PRAGMA synchronous = OFF")
-    db = sqlite_utils.Database(conn)
-    conn.executescript(schema_sql())
-    _write_fixes(db)
-    _write_editions(db, editions, {c.info.edition_id for c in chapters})
-    db["games"].insert_all({"slug": g.slug, "name": g.name} for g in games)
-    ids = _Ids()
-    lexicon = Lexicon.default()
-    for chapter_id, c in enumerate(chapters, 1):
-        _write_chapter(db, chapter_id, c)
-        _write_pages(db, chapter_id, c, ids)
-        texts = search.get(c.info.source_file)
-        _write_passages(db, chapter_id, c, ids, texts if texts is not None else passages_search_text(c.seg.passages, lexicon))
+def _complete(db: sqlite_utils.Database, diagnostics: list[Diagnostic], checks: list[CheckRecord]) -> None:
+    """The rows written after the chapters', the full-text index, the file compacted and
+    closed (complete, not yet under the database's name)."""
+    conn = db.conn
     db["build_log"].insert_all(
         {"source_file": d.file, "level": d.level, "message": d.message} for d in diagnostics
     )
-    _write_rules(db, stubs)
     _write_checks(db, checks)
     _write_chapter_games(conn)
     db["passages"].enable_fts(["text_clean", "text_search", "text_raw"], tokenize=FTS_TOKENIZER)

@@ -26,11 +26,13 @@ def assign_citations(chapters: list[tuple[ChapterInfo, Segmented]]) -> list[list
     taken: dict[str, int] = {}
     out: list[list[str]] = []
     for info, seg in chapters:
-        out.append(_chapter_citations(info, seg.passages, taken))
+        out.append(chapter_citations(info, seg.passages, taken))
     return out
 
 
-def _chapter_citations(info: ChapterInfo, passages: tuple[Passage, ...], taken: dict[str, int]) -> list[str]:
+def chapter_citations(info: ChapterInfo, passages: tuple[Passage, ...], taken: dict[str, int]) -> list[str]:
+    """One chapter's citations, the chapters before it having taken those in ``taken``
+    (updated): ``assign_citations`` one chapter at a time."""
     cites: list[str] = [""] * len(passages)
     anchor: dict[str, tuple[str, int]] = {}  # scope → (anchor citation, passages since)
     rank: dict[tuple[str, object], int] = {}
