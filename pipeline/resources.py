@@ -176,7 +176,8 @@ def _as_columns(keys: list) -> str | tuple[str, ...] | None:
             text = "\n".join(keys)
             return text if text.count("\n") == max(len(keys) - 1, 0) else None
         if types == {tuple} and set(map(len, keys)) == {2}:
-            columns = tuple("\n".join(column) for column in zip(*keys))
+            # each column joined from a list (zip(*keys) passed tens of thousands of arguments)
+            columns = ("\n".join([a for a, _ in keys]), "\n".join([b for _, b in keys]))
             return columns if all(c.count("\n") == len(keys) - 1 for c in columns) else None
     except TypeError:  # a part of a pair not a word
         return None
