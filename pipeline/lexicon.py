@@ -8,6 +8,8 @@ must never make a correct period word look like an error.
 
 from __future__ import annotations
 
+from . import memos
+
 import importlib.util
 import math
 from functools import lru_cache
@@ -92,6 +94,10 @@ class Lexicon:
         knows it (a period spelling as its modern word): 0 if unknown."""
         z = self.best_zipf(word)
         return 10 ** (z - 9) if z > 0 else 0.0
+
+    def trim(self) -> None:
+        """Its memos kept to a size (pipeline/memos.py)."""
+        memos.trim(self._best_memo, self._modern_memo)
 
     def known(self, word: str, min_zipf: float = 1.0) -> bool:
         """Known as written, as a period spelling, or with its long s restored."""

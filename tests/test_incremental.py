@@ -407,3 +407,22 @@ def test_the_database_is_written_a_chapter_at_a_time_each_read_back_from_its_ent
     report = build(corpus, db, full=True)
     assert report.published and sorted(processed) == sorted([*BOOK, *BOOK])  # for the cache, then to be written
     assert_same_database(db, reference)
+
+
+@pytest.mark.slow  # a build of the corpus
+def test_memos_emptied_between_chapters_change_nothing(tmp_path, monkeypatch):
+    """The process's memos are emptied once they pass a size (pipeline/memos.py), so
+    that a library's misreadings do not pile up in memory: a build that empties every
+    one before each chapter makes the database a build with them all kept makes."""
+    from pipeline import memos
+
+    corpus = _corpus(tmp_path)
+    emptied = []
+    real = memos.trim
+    monkeypatch.setattr(memos, "LIMIT", 0)
+    monkeypatch.setattr(memos, "trim", lambda *m: emptied.append(sum(map(len, m))) or real(*m))
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db, res=Resources(corpus), full=True)
+    assert len(emptied) >= 5 * 4 and sum(emptied) > 100_000  # each chapter found the memos the ones before filled
+    monkeypatch.undo()
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))

@@ -21,7 +21,7 @@ from ..ingest import MAX_CHAPTER_BYTES, ingest
 from ..records import InputError, RawChapter
 from ..resources import Resources
 from .context import ContextReader
-from .correct import BookContext, ChannelModel, Corrector, Domain, book_counts, is_long_s_printing
+from .correct import BookContext, ChannelModel, Corrector, Domain, _lexicon_index, book_counts, is_long_s_printing
 from .rounded import rounded_counts
 from .sequence import BookCounts, BookSequence, SequenceModel, book_pairs
 from .settings import CleanSettings
@@ -185,11 +185,16 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     was printed with the long s, and the terms of what it is about: the families of
     games its words belong to, and the names of the games (slugs) its running heads name."""
     counts = chapter_counts(res, source_file, text)
+    # what earlier chapters left in the process's memos kept to a size (pipeline/memos.py)
+    cor = corrector(res)
+    cor.trim()
+    SequenceModel.default().trim()
+    ContextReader.trim(_lexicon_index(cor.lexicon, cor.model))
     if res.consulted is not None:
         # what the chapter reads of the book's counts is recorded, its cached result
         # valid while those hold: so it decides afresh, not from another chapter's reads
         counts = res.consult("clean.counts", counts)
-        corrector(res).forget()
+        cor.forget()
     own = book_counts([text])
     long_s = is_long_s_printing(text, res.lexicon)
     if long_s:  # the chapter's words as they are spelled, to know what it is about
@@ -199,7 +204,6 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     domain = Domain.default()
     terms = domain.terms_of(own) | _name_words(res, games)
     settings = CleanSettings.default()
-    cor = corrector(res)
     reader = ContextReader(cor, book_sequence(res, source_file, text), settings.context, settings.segmentation, long_s,
                            counts)
     return CleanContext(res, cor, BookContext(counts, long_s, terms, domain.bonus), settings, reader=reader)

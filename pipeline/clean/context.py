@@ -30,6 +30,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from ..lexicon import Lexicon
+from .. import memos
 from ..text import fold_letters
 from .correct import Corrector, _cased, _lexicon_index
 from .sequence import BookSequence, normal
@@ -73,6 +74,12 @@ class ContextReader:
         self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
         self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
         self._word_readings: dict[str, list] = shared.setdefault(("readings", long_s), {})
+
+    @staticmethod
+    def trim(index) -> None:
+        """The memos the readers of an index share kept to a size (pipeline/memos.py)."""
+        # (not the index's words by their folded letters: a table made once, not a memo)
+        memos.trim(*(memo for key, memo in _SHARED.get(index, {}).items() if key != "by_fold"))
 
     def _cost(self, printed: str, c: str) -> float:
         cost = self.corrector.model.cost(printed, c, self.long_s)

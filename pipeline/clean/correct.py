@@ -31,6 +31,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from .. import data, derived
+from .. import memos
 from ..lexicon import Lexicon
 from ..text import base_letter, fold_letters
 from .settings import CleanSettings, CorrectorSettings
@@ -654,6 +655,14 @@ class Corrector:
         again ('doublet', 'fichets'), with their frequency."""
         base = _lexicon_index(self.lexicon, self.model)
         return {w: self.lexicon.zipf(w) for w in self.book_words if w not in base.zipf and self.lexicon.zipf(w) >= 1.0}
+
+    def trim(self) -> None:
+        """Its memos, its index's and its channel's kept to a size (pipeline/memos.py)."""
+        memos.trim(self._memo, self._priors, self.index.folded, self.model._cost_cache, self.model._groups_cache,
+             self.model._word_cache)
+        base = _lexicon_index(self.lexicon, self.model)
+        memos.trim(base.folded)
+        self.lexicon.trim()
 
     def forget(self) -> None:
         """Drop what was decided in earlier contexts (decisions are kept per book

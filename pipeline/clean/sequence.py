@@ -52,6 +52,7 @@ import numpy as np
 import regex
 
 from .. import derived
+from .. import memos
 from .settings import CleanSettings, SequenceSettings
 
 FORMAT = 1  # the derivation's version: part of the cache key, raise it when the counts change
@@ -335,6 +336,10 @@ class SequenceModel:
                 hit = [words[k] for k in (keys[counts >= min_count] & mask).tolist()]
             self._followers[v] = hit
         return hit
+
+    def trim(self) -> None:
+        """Its memos kept to a size (pipeline/memos.py)."""
+        memos.trim(self._pairs, self._pair_of, self._id_of, self._aliases, self._followers)
 
     def with_book(self, book: "BookCounts") -> "BookSequence":
         return BookSequence(self, book)
