@@ -178,7 +178,7 @@ class ContextReader:
             cands = self._index_candidates[printed] = [c for c in index.candidates(printed)
                                                        if index.zipf.get(c, 0.0) >= st.min_zipf]
         cands = set(cands)
-        followers = self.sequence.followers_of(prev)
+        followers = self.sequence.followers_of(prev, st.max_followers)
         if followers:
             limit = max(2, len(folded) // 3)
             # letters folded on both sides: 'prefermce' is two letters from 'préférence', not four

@@ -322,9 +322,11 @@ class SequenceModel:
             self._pairs[(v, w)] = hit
         return hit
 
-    def followers_of(self, v: str, min_count: int = 2) -> list[str]:
-        """The words seen after v at least ``min_count`` times (memoised)."""
-        hit = self._followers.get(v)
+    def followers_of(self, v: str, most: int | None = None, min_count: int = 2) -> list[str]:
+        """The words seen after v at least ``min_count`` times, the ``most`` commonest of
+        them if more (memoised)."""
+        key = (v, most)
+        hit = self._followers.get(key)
         if hit is None:
             i = self.ids.get(v)
             hit = []
@@ -332,9 +334,14 @@ class SequenceModel:
                 lo, hi = self.counts.pairs.searchsorted([i << _SHIFT, (i + 1) << _SHIFT])
                 mask = (1 << _SHIFT) - 1
                 keys, counts = self.counts.pairs[lo:hi], self.counts.pair_counts[lo:hi]
+                keep = counts >= min_count
+                if most is not None and int(keep.sum()) > most:
+                    # the commonest (their order as the counts list them, not by count)
+                    keep = np.zeros(len(counts), bool)
+                    keep[np.argsort(-counts.astype(np.int64), kind="stable")[:most]] = True
                 words = self.counts.words
-                hit = [words[k] for k in (keys[counts >= min_count] & mask).tolist()]
-            self._followers[v] = hit
+                hit = [words[k] for k in (keys[keep] & mask).tolist()]
+            self._followers[key] = hit
         return hit
 
     def trim(self) -> None:
@@ -549,9 +556,10 @@ class BookSequence:
         """``around`` for a word the counts do not know, as likely as 10**logp alone."""
         return self.logp("\x00", prev, low=10 ** logp) + self.logp(nxt, "\x00")
 
-    def followers_of(self, v: str) -> list[str]:
-        """The words the counts often see after v: candidates the sentence proposes."""
-        return self.model.followers_of(v)
+    def followers_of(self, v: str, most: int | None = None) -> list[str]:
+        """The words the counts often see after v (the ``most`` commonest): candidates
+        the sentence proposes."""
+        return self.model.followers_of(v, most)
 
 
 def book_pairs(texts: Iterable[str]) -> tuple[Counter, Counter]:

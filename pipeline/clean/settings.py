@@ -102,6 +102,7 @@ class ContextSettings:
     min_zipf: float
     reach: float
     max_candidates: int
+    max_followers: int
     letter_cost: float
     realword_max_cost: float
     realword_margin: float
