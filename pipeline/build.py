@@ -300,7 +300,7 @@ def build(
     # chapter ids follow it), as ``cite_chapters``: whatever order the files came in
     done.sort(key=lambda h: (h.info.edition_id, h.info.number is None, h.info.number or 0, h.info.source_file))
     mark = store.published(db_path)
-    report.up_to_date = report.cached == len(held) and mark is not None and mark.get("edition") == edition
+    report.up_to_date = report.cached == len(keys) and mark is not None and mark.get("edition") == edition
     with _timed(times, "link"):
         # the corpus's own checks of its figures (corpus/checks/), found by citation
         found, check_notes = load_checks(corpus / "checks")

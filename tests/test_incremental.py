@@ -426,3 +426,21 @@ def test_memos_emptied_between_chapters_change_nothing(tmp_path, monkeypatch):
     assert len(emptied) >= 5 * 4 and sum(emptied) > 100_000  # each chapter found the memos the ones before filled
     monkeypatch.undo()
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+
+@pytest.mark.slow  # two builds of a corpus with a file it cannot read
+def test_a_corpus_with_an_unreadable_file_is_up_to_date_when_nothing_changed(tmp_path):
+    """A file that cannot be read is reported at every build; the chapters that can
+    are all from the cache the second time, and the database they made is not written
+    again."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in BOOK.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    (corpus / "empty.txt").write_text("", encoding="utf-8")
+    db = tmp_path / "out" / "academie.db"
+    first = build(corpus, db)
+    again = build(corpus, db)
+    assert [(d.file, d.message) for d in again.errors] == [(d.file, d.message) for d in first.errors] \
+        == [("empty.txt", "empty file: no text to read")]
+    assert (first.up_to_date, again.cached, again.up_to_date) == (False, 3, True)
