@@ -72,7 +72,7 @@ def spread(corpus: Path, cache: Path, errors: dict[str, list], n_ocr: int = 40, 
            seed: int = 1) -> list[Edit]:
     """Each edit drawn, with the number of other chapters it redoes."""
     from pipeline.cache import ChapterCache, pipeline_version
-    from pipeline.clean.book import book_evidence, book_mappings, count_corpus
+    from pipeline.clean.book import book_buckets, book_evidence, book_mappings, count_corpus
     from pipeline.corpus import chapter_files
     from pipeline.ingest import ingest
     from pipeline.resources import Resources
@@ -89,7 +89,7 @@ def spread(corpus: Path, cache: Path, errors: dict[str, list], n_ocr: int = 40, 
     for kind, name, before, after, text in edits_of({n: r.text for n, r in raws.items()}, errors, n_ocr, n_word, seed):
         edited = Resources(corpus)
         count_corpus(edited, [replace(r, text=text) if n == name else r for n, r in raws.items()], corpus)
-        holds = store.validity(*book_evidence(edited), book_mappings(edited))
+        holds = store.validity(*book_evidence(edited), book_mappings(edited), buckets=lambda: book_buckets(edited))
         redone = sum(not holds(entries[n], keys[n]) for n in raws if n != name)
         out.append(Edit(kind, name, before, after, redone))
     return out

@@ -6,7 +6,8 @@ but the corpus-wide evidence: the chapter file's bytes, its decisions
 data files, and the versions of the libraries and models it reads with). The
 corpus-wide evidence is checked when the entry is used: the book's word counts the
 chapter's cleaning looked up, each with the count it found, and the words the book
-added to the correction engine's candidates (``resources.Evidence``). An entry whose
+added to the correction engine's candidates where the chapter looked for candidates
+(``resources.Evidence``; ``clean.correct.BookBuckets``). An entry whose
 evidence no longer holds is made again; so a build from the cache is the build made
 afresh. Each build remembers which entry of each chapter its book was made of
 (``mark_book``): the next one finds the book's counts that changed since from the
@@ -33,6 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
+from .clean.book import BOOK_BUCKETS
 from .clean.sequence import littre_identity
 from .files import alive, uncollected, write_whole
 from .resources import Evidence, Resources
@@ -136,14 +138,18 @@ class ChapterCache:
 
     @staticmethod
     def validity(twice: str, book_candidates: Callable[[], str], mappings: dict[str, Mapping],
-                 since: BookSince | None = None) -> Callable[[ChapterResult, str], bool]:
+                 since: BookSince | None = None,
+                 buckets: Callable[[], Mapping] | None = None) -> Callable[[ChapterResult, str], bool]:
         """Whether an entry (of a key) has its corpus-wide evidence hold in this corpus:
         what it looked up of each of the book's counts (``mappings``, by name), and the
         book's candidate words (from the words used twice, a cheap digest; only when
-        those differ, from the candidates themselves, which needs the lexicon). An entry
-        the last build used (``since``) is checked against the keys that changed since
-        only, when none of them may be among those it read."""
-        known: dict[str, str] = {}
+        those differ, from the candidates themselves, which needs the lexicon; and when
+        those differ, from the buckets of the index the entry's lookups met, ``buckets``
+        giving them as they are now: a word the book adds or no longer adds changes the
+        candidates of the few chapters that looked where it goes). An entry the last
+        build used (``since``) is checked against the keys that changed since only, when
+        none of them may be among those it read."""
+        known: dict[str, object] = {}
         tops: dict[str, object] = {}  # each mapping's largest value, found once for all entries
 
         def top(name: str) -> object:
@@ -164,9 +170,15 @@ class ChapterCache:
                 if "candidates" not in known:
                     known["candidates"] = book_candidates()
                 if candidates != known["candidates"]:
-                    return False
+                    met = result.evidence.get(BOOK_BUCKETS)
+                    if met is None or buckets is None:
+                        return False
+                    if "buckets" not in known:
+                        known["buckets"] = buckets()
+                    if not met.holds(known["buckets"]):
+                        return False
             quick = since is not None and since.entries.get(result.source_file) == key
-            return all(read_holds(name, read, quick) for name, read in result.evidence.items())
+            return all(read_holds(name, read, quick) for name, read in result.evidence.items() if name != BOOK_BUCKETS)
 
         return holds
 

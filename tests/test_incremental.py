@@ -13,7 +13,7 @@ import pytest
 import pipeline.build as pipeline_build
 from pipeline.build import ChapterResult, build
 from pipeline.cache import ChapterCache, chapter_digest, pipeline_version
-from pipeline.clean.book import book_delta, book_evidence, book_mappings, count_corpus
+from pipeline.clean.book import BOOK_BUCKETS, book_delta, book_evidence, book_mappings, count_corpus
 from pipeline.corpus import chapter_files
 from pipeline.ingest import ingest
 from pipeline.records import BuildReport, Diagnostic, RawChapter
@@ -54,6 +54,15 @@ def test_a_build_from_the_cache_is_the_build_made_afresh(tmp_path):
     _edit(corpus / CHANGED, "Les trois matadors ne peuvent", "Les trois matadors ne doivent")
     assert build(corpus, db).spacy is not None
     assert_same_database(db, _afresh(corpus, tmp_path / "c"))
+
+
+def _written(tmp_path: Path, texts: dict[str, str]) -> Path:
+    """A corpus folder of these chapter files (name → text)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in texts.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    return corpus
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -135,15 +144,12 @@ def test_a_changed_word_redoes_the_chapters_that_read_its_counts_only(tmp_path):
     (the pairs its neighbours start, everything normalised by the book's total under a
     model that read them); each chapter is processed again only if what it read of
     them changed, and the database is the one built afresh."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in BOOK.items():
-        (corpus / name).write_text(text, encoding="utf-8")
+    corpus = _written(tmp_path, BOOK)
     db = tmp_path / "out" / "academie.db"
     assert build(corpus, db).cached == 0
     read = _evidence(db)
-    assert set(read) == set(BOOK) and all(set(e) == {"clean.counts", "clean.sequence.words", "clean.sequence.pairs"}
-                                          for e in read.values())
+    assert set(read) == set(BOOK) and all(
+        set(e) == {"clean.counts", "clean.sequence.words", "clean.sequence.pairs", BOOK_BUCKETS} for e in read.values())
     # 'demande' → 'annonce': a word no other chapter prints, between words the others print ('qui', 'une')
     assert not any(("qui", "annonce") in read[n]["clean.sequence.pairs"] for n in ("a.txt", "b.txt"))
     _edit(corpus / "c.txt", "qui demande une", "qui annonce une")
@@ -182,10 +188,7 @@ def test_a_count_changed_within_its_bucket_redoes_no_other_chapter(tmp_path):
     database is the one built afresh."""
     from pipeline.clean.rounded import rounded
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in CARDS.items():
-        (corpus / name).write_text(text, encoding="utf-8")
+    corpus = _written(tmp_path, CARDS)
     assert sum(t.count("cartes") for t in CARDS.values()) == 19 and rounded(19, 2) == rounded(18, 2) == 20
     db = tmp_path / "out" / "academie.db"
     build(corpus, db)
@@ -196,15 +199,51 @@ def test_a_count_changed_within_its_bucket_redoes_no_other_chapter(tmp_path):
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
 
+# 'basto' (a card of the ombre, rare in French: zipf 1.5) printed once in c.txt, and
+# misread once there ('bosto') and once in b.txt ('baslo'); a.txt prints none of them
+BASTO = {
+    "a.txt": BOOK["a.txt"],
+    "b.txt": "1. A l'hombre, le baslo est l'as de trèfle. 2. Le quinola est le valet de coeur.\n",
+    "c.txt": "1. Au quadrille, le basto est le troisième matador. 2. Après le spadille vient le bosto, "
+             "qui est l'as de trèfle.\n",
+}
+
+
+@pytest.mark.slow  # two builds of three short chapters, and one afresh
+def test_a_word_the_book_adds_to_the_candidates_redoes_the_chapters_that_looked_where_it_goes(tmp_path):
+    """'bosto' corrected to 'basto': printed twice now, 'basto' is one of the words the
+    book adds to the correction engine's index (rarer than the lexicon's own), so the
+    book's candidates are not what every entry was cleaned with. Only b.txt, whose
+    misread 'baslo' looked in the bucket 'basto' joins ('=' and its glyph skeleton), is
+    processed again with c.txt; a.txt looked elsewhere and is kept, and the database
+    is the one built afresh."""
+    from pipeline.clean.book import book_buckets
+    from pipeline.clean.correct import ChannelModel
+
+    corpus = _written(tmp_path, BASTO)
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    res = Resources(corpus)
+    count_corpus(res, [ingest(corpus / n) for n in BASTO], corpus)
+    assert "basto" not in {w for words in book_buckets(res).values() for w in words}
+    bucket = "=" + ChannelModel.default().skeleton("basto")
+    read = _evidence(db)
+    assert bucket in read["b.txt"][BOOK_BUCKETS] and bucket not in read["a.txt"][BOOK_BUCKETS]
+    _edit(corpus / "c.txt", "le bosto", "le basto")
+    again = build(corpus, db)
+    res = Resources(corpus)
+    count_corpus(res, [ingest(corpus / n) for n in BASTO], corpus)
+    assert book_buckets(res)[bucket] == ("basto",)
+    assert again.cached == 1  # a.txt
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+
 @pytest.mark.slow  # a build of three short chapters
 def test_an_entry_the_last_build_used_is_checked_against_what_changed_since_as_against_all(tmp_path):
     """The book's counts a word's change changes, from the chapters changed since the
     last build; each entry that build used is then checked against those only, and is
     used or not as the check of all it read decides."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in BOOK.items():
-        (corpus / name).write_text(text, encoding="utf-8")
+    corpus = _written(tmp_path, BOOK)
     db = tmp_path / "out" / "academie.db"
     build(corpus, db)
     _edit(corpus / "c.txt", "reçoit", "compte")
@@ -328,6 +367,33 @@ def test_evidence_keeps_the_keys_read_and_holds_as_the_lookups_did():
     assert odd.may_read({"c"}) and not odd.may_read({"a", "b"})
 
 
+def test_where_the_engine_looked_among_the_book_s_words_holds_while_those_there_are_the_same():
+    """A word the book adds to the engine's candidates matters to a lookup of its bucket,
+    and to one of a common word's rivals only if as frequent as they must be: 'tieu'
+    (zipf 1.31, a misreading of 'lieu' printed twice) is in the bucket of one of 'lieu''s glyph
+    skeletons, below the floor of its rivals (4), within reach of a misread word's
+    lookup (no floor)."""
+    from pipeline.clean.correct import Corrector
+    from pipeline.lexicon import Lexicon
+
+    lexicon = Lexicon.default()
+    without, with_tieu = Corrector(lexicon), Corrector(lexicon, book_words=["tieu"])
+    sk = with_tieu.model.skeleton("tieu")  # one of the skeletons of 'lieu' ('li' may be a 'b' too)
+    assert with_tieu.model.skeletons("lieu") == {sk, "bcn"} and with_tieu.book_buckets() == {"=" + sk: ("tieu",)}
+    read = {}
+    for floor in (4.0, 1.0):
+        view = Consulted(without.book_buckets())
+        without.index.consulted = view
+        without.index.same_skeleton("lieu", floor)
+        read[floor] = Evidence(view.read)
+    without.index.consulted = None
+    assert sorted(read[4.0].keys()) == ["=bcn>4.00", f"={sk}>4.00"]
+    assert sorted(read[1.0].keys()) == ["=bcn>1.00", f"={sk}>1.00"]
+    assert read[4.0].holds(with_tieu.book_buckets()) and not read[1.0].holds(with_tieu.book_buckets())
+    assert with_tieu.book_buckets().get(f"={sk}>1.31") == ("tieu",)  # zipf 1.31
+    assert with_tieu.book_buckets().get(f"={sk}>1.32") is None
+
+
 def test_the_edition_changes_with_any_chapter_decision_size_limit_or_corpus_file(tmp_path):
     corpus = tmp_path / "corpus"
     (corpus / "pages").mkdir(parents=True)
@@ -379,10 +445,7 @@ def test_the_database_is_written_a_chapter_at_a_time_each_read_back_from_its_ent
 
     from pipeline.publish import write
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in BOOK.items():
-        (corpus / name).write_text(text, encoding="utf-8")
+    corpus = _written(tmp_path, BOOK)
     written: list[weakref.ref] = []
     alive: list[int] = []
     real = write.Writer.chapter
@@ -433,10 +496,7 @@ def test_a_corpus_with_an_unreadable_file_is_up_to_date_when_nothing_changed(tmp
     """A file that cannot be read is reported at every build; the chapters that can
     are all from the cache the second time, and the database they made is not written
     again."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in BOOK.items():
-        (corpus / name).write_text(text, encoding="utf-8")
+    corpus = _written(tmp_path, BOOK)
     (corpus / "empty.txt").write_text("", encoding="utf-8")
     db = tmp_path / "out" / "academie.db"
     first = build(corpus, db)

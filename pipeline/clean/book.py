@@ -122,6 +122,22 @@ def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
     return kept[1], candidates
 
 
+# what a chapter's candidates owe to the words the book adds to the index, as its reads are recorded
+BOOK_BUCKETS = "clean.book_buckets"
+
+
+def book_buckets(res: Resources) -> Mapping[str, tuple[str, ...]]:
+    """The buckets of the correction engine's index that the book's candidate words are
+    added to, each with the words added there (``Corrector.book_buckets``): a chapter
+    whose lookups met none of those that changed found the candidates it would find
+    now. Made once for the counts (the lexicon loaded), again if they are replaced."""
+    counts, _ = corpus_counts(res)
+    kept = res.cached("clean.book_buckets", lambda: [None, None])
+    if kept[0] is not counts:
+        kept[:] = [counts, corrector(res).book_buckets()]
+    return kept[1]
+
+
 def book_mappings(res: Resources) -> dict[str, Mapping]:
     """The book's counts a chapter's cleaning looks up, by the name its lookups are
     recorded under."""
@@ -195,6 +211,10 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
         # valid while those hold: so it decides afresh, not from another chapter's reads
         counts = res.consult("clean.counts", counts)
         cor.forget()
+        # and where its candidates were looked for among the words the book adds
+        cor.index.consulted = res.consult(BOOK_BUCKETS, book_buckets(res))
+    else:
+        cor.index.consulted = None
     own = book_counts([text])
     long_s = is_long_s_printing(text, res.lexicon)
     if long_s:  # the chapter's words as they are spelled, to know what it is about

@@ -24,7 +24,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import regex
 from rapidfuzz import process
@@ -37,6 +37,8 @@ from ..text import base_letter, fold_letters
 from .settings import CleanSettings, CorrectorSettings
 
 _INF = float("inf")
+# the keys a bucket of the index is recorded under (``CandidateIndex.buckets_of``)
+_EXACT, _DELETED, _ABOVE = "=", "-", ">"
 _ELIDABLE = frozenset("aeiouyhéèêëàâîïôûœAEIOUYHÉÈÊÀÂÎÔ")  # the letters an elided article comes before
 _LOG2_MAX = 100_000
 _LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
@@ -410,6 +412,24 @@ class _Folded(dict):
         return folded
 
 
+class BookBuckets(dict):
+    """The buckets of the index the book's words are added to (``CandidateIndex.buckets_of``):
+    key → those words. A key with a floor (``_ABOVE`` and a zipf: '=baiic>1.25') gives
+    those as frequent as it only, None for none."""
+
+    def __init__(self, buckets: dict[str, tuple[str, ...]], zipf: dict[str, float]):
+        super().__init__(buckets)
+        self.zipf = zipf
+
+    def get(self, key: str, default=None):
+        bucket, above, floor = key.partition(_ABOVE)
+        found = dict.get(self, bucket)
+        if above and found is not None:
+            least = float(floor)
+            found = tuple(w for w in found if self.zipf[w] >= least) or None
+        return default if found is None else found
+
+
 class CandidateIndex:
     """The lexicon by skeleton: the words a misread word could be."""
 
@@ -424,6 +444,9 @@ class CandidateIndex:
         self.folded: dict[str, str] = _Folded()  # a word's letters folded, made when first asked
         self.bucket_max: dict[str, float] = {}
         self._extends = False  # made by ``with_words``: its lists are the extended index's until copied
+        # while a chapter's reads of the book are recorded: a view (``Resources.consult``) of
+        # ``buckets_of`` the words the book adds, each key this index looks in read through it
+        self.consulted = None
         self._owned: set[tuple[int, str]] = set()  # (table, key) of the lists copied since
         self._add(words)
 
@@ -471,12 +494,28 @@ class CandidateIndex:
         for word, z in words:
             self.zipf[word] = z
             sk = self.model.skeleton(word)
-            self._bucket(self.exact, sk).append(word)
             if z > self.bucket_max.get(sk, 0.0):
                 self.bucket_max[sk] = z
-            if z >= self.delete_min_zipf and len(sk) >= 3:
-                for k in range(len(sk)):
-                    self._bucket(self.deletes, sk[:k] + sk[k + 1 :]).append(word)
+            for table, key in self._places(sk, z):
+                self._bucket(table, key).append(word)
+
+    def _places(self, sk: str, z: float) -> Iterator[tuple[dict[str, list[str]], str]]:
+        """(table, key) of each bucket a word of skeleton ``sk`` and frequency z is added to
+        (the lexicon's own index inlines the same, for speed)."""
+        yield self.exact, sk
+        if z >= self.delete_min_zipf and len(sk) >= 3:
+            for k in range(len(sk)):
+                yield self.deletes, sk[:k] + sk[k + 1 :]
+
+    def buckets_of(self, words: Iterable[tuple[str, float]]) -> "BookBuckets":
+        """The buckets ``with_words`` would add these words to, each the words it would add
+        there, by the key ``consulted`` reads it under (``_EXACT`` or ``_DELETED`` and the
+        key): what the candidates found in a bucket owe to these words."""
+        out: dict[str, list[str]] = {}
+        for word, z in words:
+            for table, key in self._places(self.model.skeleton(word), z):
+                out.setdefault((_EXACT if table is self.exact else _DELETED) + key, []).append(word)
+        return BookBuckets({key: tuple(sorted(found)) for key, found in out.items()}, self.zipf)
 
     @classmethod
     def from_tables(cls, model: ChannelModel, zipf: dict, exact: dict, deletes: dict, bucket_max: dict) -> "CandidateIndex":
@@ -498,7 +537,13 @@ class CandidateIndex:
     def same_skeleton(self, printed: str, floor: float = 0.0) -> set[str]:
         """The words that look like the printed one to the OCR, as frequent as ``floor``."""
         out: set[str] = set()
+        seen = self.consulted
         for sk in self.model.skeletons(printed):
+            if seen is not None:
+                # the book's words there as frequent as the floor only (a misreading of a
+                # common word the book prints twice, 'tieu', is no rival of 'lieu'), the
+                # floor rounded down: the words above it then and now the same, so are those above the floor
+                seen.get(f"{_EXACT}{sk}{_ABOVE}{math.floor(floor * 100) / 100:.2f}")
             if self.bucket_max.get(sk, 0.0) >= floor:
                 out.update(w for w in self.exact.get(sk, ()) if self.zipf[w] >= floor)
         return out
@@ -523,14 +568,21 @@ class CandidateIndex:
         keys = set()
         for reading in (printed, *self.model.merged_readings(printed)):
             keys |= self.model.skeletons(reading)
+        seen = self.consulted
         for sk in keys:
             out.update(exact.get(sk, ()))
             # one edit of any kind besides the confusions within glyph classes
             out.update(deletes.get(sk, ()))
+            if seen is not None:
+                seen.get(_EXACT + sk)
+                seen.get(_DELETED + sk)
             for k in range(len(sk)):
                 d = sk[:k] + sk[k + 1 :]
                 out.update(exact.get(d, ()))
                 out.update(deletes.get(d, ()))
+                if seen is not None:
+                    seen.get(_EXACT + d)
+                    seen.get(_DELETED + d)
         return out
 
     def for_model(self, model: ChannelModel) -> "CandidateIndex":
@@ -655,6 +707,10 @@ class Corrector:
         again ('doublet', 'fichets'), with their frequency."""
         base = _lexicon_index(self.lexicon, self.model)
         return {w: self.lexicon.zipf(w) for w in self.book_words if w not in base.zipf and self.lexicon.zipf(w) >= 1.0}
+
+    def book_buckets(self) -> BookBuckets:
+        """The index's buckets the book's words are added to (``CandidateIndex.buckets_of``)."""
+        return self.index.buckets_of(self.book_candidates().items())
 
     def trim(self) -> None:
         """Its memos, its index's and its channel's kept to a size (pipeline/memos.py)."""
