@@ -314,7 +314,7 @@ def good_db(built_db, tmp_path) -> tuple[Path, str]:
 # one function of the pipeline, once it has returned, write the point's name on a pipe
 # to the test and wait for the test's signal. Nothing else of the build is changed.
 PAUSED_BUILD = """
-import os, signal, sys
+import os, sys, time
 import pipeline.build, pipeline.publish.write as write
 from pipeline.cli import cli
 
@@ -331,7 +331,10 @@ def paused(*args, **kwargs):
     out = real(*args, **kwargs)
     os.write(fd, point.encode() + b"\\n")
     while True:
-        signal.pause()  # until the test's signal
+        # until the test's signal, which Python's handler acts on between two sleeps
+        # (not signal.pause(): a signal come after the handlers were checked and before
+        # pause() began is acted on only at the next signal, which never comes)
+        time.sleep(0.05)
     return out
 
 setattr(module, name, paused)
