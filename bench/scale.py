@@ -243,7 +243,7 @@ def verdict(ok: bool) -> str:
 
 def row(label: str, m: dict) -> str:
     after = m["wall"] - m["startup"]
-    return (f"{label:<24}{m['chapters']:>6}{m['chars'] / 1e6:>8.2f}{m['wall']:>8.1f}{m['startup']:>8.1f}{m['spacy']:>7.1f}"
+    return (f"{label:<24}{m['chapters']:>6}{m['chars'] / 1e6:>8.3g}{m['wall']:>8.1f}{m['startup']:>8.1f}{m['spacy']:>7.1f}"
             f"{kbps(m['chars'], after)}{m['peak_mb']:>8.0f}  "
             + " ".join(f"{s} {kbps(m['chars'], m['times'].get(s, 0)).strip()}" for s in
                        ("layout", "clean", "segment", "rules", "publish")))
