@@ -314,7 +314,10 @@ def good_db(built_db, tmp_path) -> tuple[Path, str]:
 # one function of the pipeline, once it has returned, write the point's name on a pipe
 # to the test and wait for the test's signal. Nothing else of the build is changed.
 PAUSED_BUILD = """
-import os, sys, time
+import os, signal, sys, time
+# Ctrl-C as a terminal gives it: a process started in the background by a shell
+# without job control (CI's) inherits SIGINT ignored, and Python then leaves it so
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import pipeline.build, pipeline.publish.write as write
 from pipeline.cli import cli
 
@@ -331,10 +334,7 @@ def paused(*args, **kwargs):
     out = real(*args, **kwargs)
     os.write(fd, point.encode() + b"\\n")
     while True:
-        # until the test's signal, which Python's handler acts on between two sleeps
-        # (not signal.pause(): a signal come after the handlers were checked and before
-        # pause() began is acted on only at the next signal, which never comes)
-        time.sleep(0.05)
+        time.sleep(0.05)  # until the test's signal (signal.pause() could miss one come just before it)
     return out
 
 setattr(module, name, paused)
