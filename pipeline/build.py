@@ -296,9 +296,8 @@ def build(
         report.diagnostics.append(Diagnostic(corpus.name or str(corpus), "error",
                                              "no chapter could be read: the database was not written"))
         return report
-    # the order given here once (by edition, chapter number, unnumbered last, file name;
-    # chapter ids follow it), as ``cite_chapters``: whatever order the files came in
-    done.sort(key=lambda h: (h.info.edition_id, h.info.number is None, h.info.number or 0, h.info.source_file))
+    # the order given here once (chapter ids follow it), as ``cite_chapters``: whatever order the files came in
+    done.sort(key=lambda h: _chapter_order(h.info))
     mark = store.published(db_path)
     report.up_to_date = report.cached == len(keys) and mark is not None and mark.get("edition") == edition
     with _timed(times, "link"):
@@ -361,11 +360,16 @@ def _check_writable(db_path: Path) -> None:
         raise InputError(str(db_path), f"cannot be written: no permission to write in {db_path.parent}")
 
 
+def _chapter_order(info: ChapterInfo) -> tuple:
+    """A chapter's place in the edition: by edition, chapter number, unnumbered last, file name."""
+    return info.edition_id, info.number is None, info.number or 0, info.source_file
+
+
 def cite_chapters(done: list[tuple[ChapterInfo, Segmented]]) -> list[BuiltChapter]:
     """The chapters in the order given here once (by edition, chapter number, unnumbered
     last, file name; chapter ids follow it), each with its citations: whatever order
     the files came in, the same citations."""
-    done = sorted(done, key=lambda c: (c[0].edition_id, c[0].number is None, c[0].number or 0, c[0].source_file))
+    done = sorted(done, key=lambda c: _chapter_order(c[0]))
     return [BuiltChapter(info, seg, cites) for (info, seg), cites in zip(done, assign_citations(done))]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, TypeVar
 
 import regex
 
@@ -26,6 +26,8 @@ from .rounded import rounded_counts
 from .sequence import BookCounts, BookSequence, SequenceModel, book_pairs
 from .settings import CleanSettings
 from .steps import CleanContext
+
+T = TypeVar("T")
 
 
 def corpus_texts(res: Resources) -> dict[str, str]:
@@ -132,10 +134,7 @@ def book_buckets(res: Resources) -> Mapping[str, tuple[str, ...]]:
     whose lookups met none of those that changed found the candidates it would find
     now. Made once for the counts (the lexicon loaded), again if they are replaced."""
     counts, _ = corpus_counts(res)
-    kept = res.cached("clean.book_buckets", lambda: [None, None])
-    if kept[0] is not counts:
-        kept[:] = [counts, corrector(res).book_buckets()]
-    return kept[1]
+    return _made_for(res, "clean.book_buckets", counts, lambda: corrector(res).book_buckets())
 
 
 def book_mappings(res: Resources) -> dict[str, Mapping]:
@@ -152,9 +151,15 @@ def _rounded(res: Resources, name: str, counts: Mapping, least: int = 1) -> dict
     """The book's counts as the engine reads them (clean/rounded.py), made once for
     each counts (the corrector's decisions are memoised by the counts they read), and
     again when the counts are replaced."""
-    kept = res.cached(f"clean.rounded.{name}", lambda: [None, None])
+    return _made_for(res, f"clean.rounded.{name}", counts,
+                     lambda: rounded_counts(counts, CleanSettings.default().book.count_bits, least))
+
+
+def _made_for(res: Resources, key: str, counts: Mapping, make: Callable[[], T]) -> T:
+    """``make()``, kept in the resources for these counts: made again when they are replaced."""
+    kept = res.cached(key, lambda: [None, None])
     if kept[0] is not counts:
-        kept[:] = [counts, rounded_counts(counts, CleanSettings.default().book.count_bits, least)]
+        kept[:] = [counts, make()]
     return kept[1]
 
 

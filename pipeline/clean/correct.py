@@ -570,19 +570,14 @@ class CandidateIndex:
             keys |= self.model.skeletons(reading)
         seen = self.consulted
         for sk in keys:
-            out.update(exact.get(sk, ()))
-            # one edit of any kind besides the confusions within glyph classes
-            out.update(deletes.get(sk, ()))
-            if seen is not None:
-                seen.get(_EXACT + sk)
-                seen.get(_DELETED + sk)
-            for k in range(len(sk)):
-                d = sk[:k] + sk[k + 1 :]
-                out.update(exact.get(d, ()))
-                out.update(deletes.get(d, ()))
+            # the skeleton and, for one edit of any kind besides the confusions within
+            # glyph classes, the skeleton less each glyph: each looked up in both tables
+            for key in (sk, *(sk[:k] + sk[k + 1 :] for k in range(len(sk)))):
+                out.update(exact.get(key, ()))
+                out.update(deletes.get(key, ()))
                 if seen is not None:
-                    seen.get(_EXACT + d)
-                    seen.get(_DELETED + d)
+                    seen.get(_EXACT + key)
+                    seen.get(_DELETED + key)
         return out
 
     def for_model(self, model: ChannelModel) -> "CandidateIndex":
