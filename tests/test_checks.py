@@ -304,7 +304,7 @@ def test_the_corpus_checks_state_the_figures_of_the_printed_page_and_one_disagre
         ("hombre:talon_of_fourteen", "aduj:hombre.78", 14, 14, 1),
         ("tre_sette:forty_cards", "aduj:tre-sette.p304.3", 40, 40, 1),
         ("tre_sette:ten_cards_each", "aduj:tre-sette.p305.4", 10, 10, 1),
-        ("tre_sette:ten_points_and_two_figures", "aduj:tre-sette.p306.1", [10, 2], [10, 2], 1),
+        ("tre_sette:ten_points_and_two_figures", "aduj:tre-sette.p306.2", [10, 2], [10, 2], 1),
         ("treize:fifty_two_cards", "unknown:treize.u1", 52, 52, 1),
         ("trente_et_quarante:ways_of_each_point", "aduj:trente-et-quarante.p302.2",
          [13, 12, 11, 10, 9, 8, 7, 6, 5, 4], [13, 12, 11, 10, 9, 8, 7, 6, 5, 4], 1),

@@ -224,6 +224,23 @@ def test_bare_numbers_are_pages_only_as_a_run_at_regular_distances(tmp_path, sha
     assert seg.layout.shape == "run-on, no pages"
 
 
+def test_numbers_that_would_leave_pages_of_ten_thousand_characters_are_no_pages(tmp_path, shapes_res):
+    """A long text holds small numbers in a row anywhere ('l'autre 4', 'fig. 5',
+    'gagnant 6'): as pages they would leave its first or last page longer than any
+    printed page (8,000 characters, pipeline/data/layout.toml), so they stay text."""
+    run = [FILLER * 2 + "Il fait couper 51 encore une fois. ", FILLER * 2 + "Il fait couper 52 encore une fois. ",
+           FILLER * 2 + "Il fait couper 53 encore une fois. "]
+    assert len(FILLER * 60) > 9000
+    for pieces in (run + [FILLER * 60], [FILLER * 60] + run + [FILLER * 2]):
+        seg = process_chapter(_run_on(tmp_path, *pieces), shapes_res)
+        assert seg.layout.shape == "run-on, no pages"
+        text = " ".join(p.text.text for p in seg.passages)
+        assert "Il fait couper 52 encore une fois." in text and "Il fait couper 53 encore une fois." in text
+    # and a page between two of them that would hold ten thousand
+    seg = process_chapter(_run_on(tmp_path, run[0], run[1], FILLER * 60, run[2], FILLER * 2), shapes_res)
+    assert seg.layout.shape == "run-on, no pages"
+
+
 def test_articles_that_lost_their_full_stops_are_no_pages(tmp_path, shapes_res):
     """Numbers after a sentence end and before a capital that continue the articles'
     numbering are articles, however regular their distances."""
@@ -231,3 +248,18 @@ def test_articles_that_lost_their_full_stops_are_no_pages(tmp_path, shapes_res):
                                   FILLER * 2, "5 ", FILLER * 2), shapes_res)
     assert seg.layout.shape == "run-on, no pages"
     assert [p.number for p in seg.passages if p.kind == "article"] == [1, 2, 3, 4, 5]
+
+
+def test_a_word_s_second_half_goes_on_in_small_letters(tmp_path, shapes_res):
+    """A paragraph ending on a hyphen goes on in the next one when that opens in small
+    letters ('surnu-' / 'méraires'), or after a name's first half ('Saint-' /
+    'Germain', the hyphen kept); a capital after a half in small letters opens a
+    paragraph of its own (a page lost between them: 'résul-' / 'Pour rendre')."""
+    path = _run_on(tmp_path, "Les points qu'il donne en battant à faux, résul-\n\n",
+                   "Pour rendre cette vérité plus sensible, on peut supposer huit points.\n\n",
+                   "Les dames surnu-\n\nméraires vont au coin, comme à Saint-\n\nGermain on le voit.\n")
+    seg = process_chapter(path, shapes_res)
+    assert [p.text.text for p in seg.passages] == [
+        "Les points qu'il donne en battant à faux, résul-",
+        "Pour rendre cette vérité plus sensible, on peut supposer huit points.",
+        "Les dames surnuméraires vont au coin, comme à Saint-Germain on le voit."]

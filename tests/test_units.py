@@ -97,6 +97,8 @@ def test_damaged_names_matched_by_length_aware_similarity(catalogue):
     ("vis", "à-vis", "-"),
     ("dans", "toute", " "),  # a stray mark between two words
     ("ren", "tre", ""),
+    ("Saint", "Germain", "-"),  # no word goes on in a capital: names joined by their hyphen
+    ("ROU", "LETTE", ""),  # unless it is all capitals
 ])
 def test_mend_break(res, left, right, how):
     assert mend_break(left, right, res.lexicon, LayoutSettings.default().hyphens)[0] == how

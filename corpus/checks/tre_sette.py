@@ -33,6 +33,6 @@ def ten_cards_each(text: str) -> tuple[int, int]:
     return figure(text, r"([\w'’-]+) cartes à chaque joueur"), len(PACK) // PLAYERS
 
 
-@check("aduj:tre-sette.p306.1", "the whole pack counts ten points and two figures")
+@check("aduj:tre-sette.p306.2", "the whole pack counts ten points and two figures")
 def ten_points_and_two_figures(text: str) -> tuple[tuple[int, ...], tuple[int, int]]:
     return figures(text, r"donne ([\w'’-]+) points et ([\w'’-]+) figures"), points(PACK)

@@ -243,7 +243,7 @@ def inline_page_numbers(lines: list[Line], res: Resources, s: InlineNumbers,
         v, x = reading.value, found[index].line.start
         if state is not None:
             last_v, last_x, first_v, first_x = state
-            if v - last_v in (1, 2) and (x - last_x) / (v - last_v) >= s.min_page_chars:
+            if v - last_v in (1, 2) and s.min_page_chars <= (x - last_x) / (v - last_v) <= s.max_page_chars:
                 cost = s.skip_page if v - last_v == 2 else 0.0
                 if last_v > first_v:
                     mean = (last_x - first_x) / (last_v - first_v)
@@ -252,14 +252,30 @@ def inline_page_numbers(lines: list[Line], res: Resources, s: InlineNumbers,
         return (v, x, v, x), s.run_start
 
     path = best_path(candidates, None, step)
+    pages = [(b, r) for b, r in zip(found, path) if r.kind == "page"]
+    if pages and not _paginates(lines, [(b.line.start, r.value) for b, r in pages], s.max_page_chars):
+        return [], []
     heads, numbers = [], []
-    for b, r in zip(found, path):
-        if r.kind != "page":
-            continue
+    for b, r in pages:
         heads.append(Head(b.line, "", b.line.text))
         plain = all(c in DIGITS for c in b.line.text) and int(b.line.text) == r.value
         numbers.append((r.value, "read" if plain else "decoded"))
     return heads, numbers
+
+
+def _paginates(lines: list[Line], breaks: list[tuple[int, int]], most: int) -> bool:
+    """Whether page breaks (offset, page number) leave no page longer than ``most``
+    characters, the first and the last pages included: a few small numbers in a
+    row, pages apart, are found in any long text ('l'autre 4', 'fig. 5', 'gagnant
+    6'), and a text they would leave a hundred thousand characters without a page
+    is not paginated by them."""
+    text = [l for l in lines if l.kind == "text"]
+    if not text:
+        return False
+    (first, _), (last, _) = breaks[0], breaks[-1]
+    if first - text[0].start > most or text[-1].end - last > most:
+        return False
+    return all(b - a <= most * max(1, w - v) for (a, v), (b, w) in zip(breaks, breaks[1:]))
 
 
 def _title_key(title: str) -> str:

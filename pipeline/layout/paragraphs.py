@@ -189,6 +189,9 @@ def mend_break(left: str, right: str, lex: Lexicon, s: Hyphens, whole: str | Non
             return "-", "layout.keep_hyphen", 1.0
     if f"{l}-{r}".lower() in lex.compounds:
         return "-", "layout.keep_hyphen", s.compound
+    if r[:1].isupper() and not (l.isupper() and r.isupper()):
+        # no word goes on in a capital: two names ('Saint-' / 'Germain'), the hyphen theirs
+        return "-", "layout.keep_hyphen", s.own_hyphen
     if lex.known(l + r, 1.0) and not lex.hyphen_is_real(l, r):
         return "", "layout.join_hyphenated", s.joined
     if lex.hyphen_is_real(l, r):
@@ -266,7 +269,11 @@ def _continues(left: str, right: str, res: Resources) -> bool:
     if not ending:
         return False
     if ending.endswith(("-", "¬")) and _LETTER.match(right):
-        return True
+        # a word's second half goes on in small letters; a capital after a small-lettered
+        # half opens something else (a page lost between them: 'résul-' / 'Pour rendre'),
+        # after a name's ('Saint-' / 'Germain') or a word in capitals ('ROU-' / 'LETTE') it goes on
+        half = _WORD_AT_END.search(ending)
+        return _starts_lower(right) or half is None or not half.group(1)[:1].islower()
     if ending[-1] in _TERMINAL:
         return False
     if _ends_on_function_word(left, res):

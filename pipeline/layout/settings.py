@@ -46,6 +46,7 @@ class InlineNumbers:
     skip_page: float
     spread: float
     min_page_chars: int
+    max_page_chars: int
 
 
 @dataclass(frozen=True)
