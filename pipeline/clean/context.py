@@ -21,6 +21,8 @@ would (``unknown_logp``). A change of accents only is never made (period spellin
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Mapping
@@ -279,10 +281,14 @@ class ContextReader:
 
     def vetoes(self, printed: str, reading: str, prev: str, nxt: str) -> bool:
         """Whether the sentence says the printed word and not the reading the engine, which
-        judges a word alone, would make of it: the reading fits its neighbours
-        ``realword_veto`` worse ('cf. no 12', 'no' the numéro, not 'ne')."""
+        judges a word alone, would make of it: the neighbours favour the print by
+        ``realword_veto`` ('V. no 46', 'no' the numéro, not 'ne'). What each word's own
+        frequency says the engine has weighed already: only what the neighbours add to it
+        counts (each fit less the word's log-probability alone)."""
         seq = self.sequence
-        worse = seq.around(prev, _normal(printed), nxt, printed=True) - seq.around(prev, _normal(reading), nxt)
+        p, r = _normal(printed), _normal(reading)
+        worse = (seq.around(prev, p, nxt, printed=True) - math.log10(seq.unigram(p))
+                 - seq.around(prev, r, nxt) + math.log10(seq.unigram(r)))
         return worse >= self.settings.realword_veto
 
     def rereads(self, printed: str, reading: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
