@@ -249,8 +249,14 @@ DECISION_CACHES = (("corrector", "_memo"), ("corrector.model", "_cost_cache"), (
 
 
 def forget_decisions(res: Resources, everything: bool) -> list[str]:
-    """Empty the caches of word decisions (those that exist): the names emptied."""
-    done = []
+    """Empty the caches of word decisions (those that exist): the names emptied. The
+    sentence's decisions, which the chapters of a book share, go with the first."""
+    from pipeline.clean import context
+
+    for shared in context._SHARED.values():
+        for key in [k for k in shared if isinstance(k, tuple) and k[0] == "decided"]:
+            del shared[key]
+    done = ["context decisions"]
     for owner, attr in DECISION_CACHES if everything else DECISION_CACHES[:1]:
         obj = res
         for part in owner.split("."):

@@ -14,10 +14,40 @@ from __future__ import annotations
 from typing import MutableMapping
 
 LIMIT = 300_000  # entries of one memo (a few tens of MB at most)
+READS_LIMIT = 2_000_000  # reads of the book kept with the decisions of a ``BookMemo`` (some 150 MB)
 
 
 def trim(*memos: MutableMapping) -> None:
-    """Empty each of ``memos`` that holds more than ``LIMIT`` entries."""
+    """Empty each of ``memos`` that holds more than ``LIMIT`` entries, or a
+    ``BookMemo`` that keeps more than ``READS_LIMIT`` reads."""
     for memo in memos:
-        if len(memo) > LIMIT:
+        if len(memo) > LIMIT or getattr(memo, "reads", 0) > READS_LIMIT:
             memo.clear()
+
+
+class BookMemo(dict):
+    """Decisions made with one book's counts (``resources.remembered``), kept while the
+    objects they were made from are those asked about (``owners``, held, so that no
+    other takes their place), with the number of the book's reads kept beside them."""
+
+    def __init__(self, owners: tuple):
+        super().__init__()
+        self.owners = owners
+        self.reads = 0
+        self._keys: dict = {}  # one object for each key read, however many decisions read it
+
+    def made_from(self, owners: tuple) -> bool:
+        return len(owners) == len(self.owners) and all(a is b for a, b in zip(self.owners, owners))
+
+    def kept(self, entry: tuple) -> tuple:
+        """A decision and its reads (``resources.noted``) as this memo keeps them, counted."""
+        value, reads = entry
+        keys = self._keys
+        reads = tuple((name, tuple([keys.setdefault(k, k) for k in read])) for name, read in reads)
+        self.reads += sum(len(read) for _, read in reads)
+        return value, reads
+
+    def clear(self) -> None:
+        super().clear()
+        self.reads = 0
+        self._keys.clear()

@@ -21,6 +21,7 @@ from . import data
 from .decisions import proof_file
 from .games import Catalogue
 from .lexicon import Lexicon
+from .memos import BookMemo
 from .numbers import DigitModel
 from .text import fold
 
@@ -68,24 +69,32 @@ class Vocabulary:
         )
 
 
+# the reads of each memoised computation under way (``remembered``), innermost last
+_OPEN: list[set] = []
+
+
 class Consulted:
     """A read-only view of a corpus-wide mapping (the book's word counts) that remembers
     what was read of it: each key looked up with its value (None: absent), and its
     largest value if its values were read (all the engine reads them for). A chapter's
-    result depends on the corpus only through these, so it holds, cached, while they do."""
+    result depends on the corpus only through these, so it holds, cached, while they do.
+    Each read is also noted in the computation under way, if ``remembered`` runs one."""
 
     TOP = "\0largest"  # no word: the key the largest value is recorded under
     # not iterable: what is read through an iteration is not recorded (and the
     # fallback through __getitem__ would count 0, 1, 2… without end)
     __iter__ = None
 
-    def __init__(self, mapping):
+    def __init__(self, mapping, name: str = ""):
         self._mapping = mapping
+        self.name = name
         self.read: dict[str, object] = {}
 
     def get(self, key, default=None):
         value = self._mapping.get(key)
         self.read[key] = value
+        if _OPEN:
+            _OPEN[-1].add((self.name, key))
         return default if value is None else value
 
     def __getitem__(self, key):
@@ -95,14 +104,82 @@ class Consulted:
         return self.get(key) is not None
 
     def values(self):
-        values = self._mapping.values()
-        self.read[self.TOP] = max(values, default=0)
-        return values
+        self.note_top()
+        return self._mapping.values()
+
+    def note_top(self) -> None:
+        """Record that the largest value was read (found once: the mapping does not change)."""
+        if self.TOP not in self.read:
+            self.read[self.TOP] = max(self._mapping.values(), default=0)
+        if _OPEN:
+            _OPEN[-1].add((self.name, self.TOP))
 
     @classmethod
     def holds(cls, read: dict, mapping) -> bool:
         """Whether ``mapping`` gives everything ``read`` recorded as it was recorded."""
         return Evidence(read).holds(mapping)
+
+
+def underlying(mapping):
+    """The mapping a view (``Consulted``) reads, or the mapping itself: what memos of
+    decisions made from the book's counts are kept for."""
+    return mapping._mapping if isinstance(mapping, Consulted) else mapping
+
+
+def depends(mapping, key) -> None:
+    """Note in the computation under way that its result depends on ``mapping[key]``,
+    read before and kept in a memo of the caller's (a view's read, not made again)."""
+    if _OPEN and isinstance(mapping, Consulted):
+        _OPEN[-1].add((mapping.name, key))
+
+
+def remembered(memo: dict, key, compute: Callable[[], T], views: dict | None) -> T:
+    """``memo[key]``, made by ``compute()`` the first time: a decision made once for the
+    chapters of a book that share its counts. While a chapter's reads of the book are
+    recorded (``views``, name → the chapter's ``Consulted``), what the computation read
+    is kept with the result, and read again through this chapter's views when another
+    uses it: so every chapter records what its result depends on, as if it had
+    decided alone. Without ``views`` nothing is noted (the memo must then be one no
+    recording chapter uses: keyed apart)."""
+    entry = memo.get(key)
+    if entry is None:
+        entry = noted(compute, views)
+        memo[key] = entry = memo.kept(entry) if isinstance(memo, BookMemo) else entry
+    return replayed(entry, views)
+
+
+def noted(compute: Callable[[], T], views: dict | None) -> tuple[T, tuple]:
+    """(``compute()``, what it read of the book's counts by the name of each: empty
+    without ``views``), for ``replayed``."""
+    if views is None:
+        return compute(), ()
+    _OPEN.append(set())
+    try:
+        value = compute()
+    finally:
+        reads = _OPEN.pop()
+    by_name: dict[str, list] = {}
+    for name, read in reads:
+        by_name.setdefault(name, []).append(read)
+    return value, tuple((name, tuple(keys)) for name, keys in by_name.items())
+
+
+def replayed(entry: tuple, views: dict | None):
+    """The value of a ``noted`` entry, what it read read again through ``views``
+    (recorded there, and in the computation under way)."""
+    value, reads = entry
+    if reads:
+        if _OPEN:
+            _OPEN[-1].update((name, read) for name, keys in reads for read in keys)
+        for name, keys in reads:
+            view = views[name]  # type: ignore[index]
+            record = view.read
+            for read in keys:
+                if read == Consulted.TOP:
+                    view.note_top()
+                else:
+                    record[read] = view._mapping.get(read)
+    return value
 
 
 class Evidence:
@@ -246,7 +323,7 @@ class Resources:
         dict), a view of it that remembers what the chapter read of it."""
         if self.consulted is None:
             return mapping
-        return self.consulted.setdefault(name, Consulted(mapping))  # type: ignore[return-value]
+        return self.consulted.setdefault(name, Consulted(mapping, name))  # type: ignore[return-value]
 
     @cached_property
     def vocabulary(self) -> Vocabulary:

@@ -504,3 +504,74 @@ def test_a_corpus_with_an_unreadable_file_is_up_to_date_when_nothing_changed(tmp
     assert [(d.file, d.message) for d in again.errors] == [(d.file, d.message) for d in first.errors] \
         == [("empty.txt", "empty file: no text to read")]
     assert (first.up_to_date, again.cached, again.up_to_date) == (False, 3, True)
+
+
+def test_a_decision_another_chapter_made_is_recorded_as_read_by_this_one():
+    """``remembered``: made once, its reads of the book kept with it and read again
+    through the views of each chapter that uses it, and of a computation that uses it."""
+    from pipeline.resources import remembered
+
+    book = {"piquet": 3, "de": 40, "jeu": 7}
+    memo: dict = {}
+    made = []
+
+    def decide(views):
+        def compute():
+            made.append(1)
+            return views["counts"].get("piquet", 0) + views["counts"].get("rien", 0)
+        return remembered(memo, "piquet?", compute, views)
+
+    first = {"counts": Consulted(book, "counts")}
+    second = {"counts": Consulted(book, "counts")}
+    assert decide(first) == decide(second) == 3 and len(made) == 1
+    assert first["counts"].read == second["counts"].read == {"piquet": 3, "rien": None}
+    # inside another remembered computation, the decision's reads are that one's too
+    third = {"counts": Consulted(book, "counts")}
+    assert remembered(memo, "outer", lambda: decide(third) + third["counts"].get("jeu", 0), third) == 10
+    fourth = {"counts": Consulted(book, "counts")}
+    assert remembered(memo, "outer", lambda: 0, fourth) == 10
+    assert fourth["counts"].read == {"piquet": 3, "rien": None, "jeu": 7} and len(made) == 1
+
+
+def test_a_chapter_records_what_it_would_read_deciding_alone(tmp_path):
+    """The decisions of the correction engine and of the sentence are the book's, made
+    once for its chapters: each chapter's evidence is what it reads when it decides
+    alone, the book's counts otherwise the same (its result cached holds while they do)."""
+    from pipeline.build import CHAPTER_STAGES, _ingest, process_chapter
+
+    def evidence(res: Resources, raw: RawChapter) -> dict:
+        res.consulted = {}
+        try:
+            process_chapter(raw, res, None, CHAPTER_STAGES[1:])
+            return {name: dict(view.read) for name, view in res.consulted.items()}
+        finally:
+            res.consulted = None
+
+    files = chapter_files(CORPUS)
+    together = Resources(CORPUS)
+    raws = {f.name: _ingest(f, together) for f in files}
+    count_corpus(together, raws.values(), CORPUS)
+    shared = {name: evidence(together, raw) for name, raw in raws.items()}
+    for name, raw in raws.items():
+        alone = Resources(CORPUS)
+        count_corpus(alone, raws.values(), CORPUS)
+        assert evidence(alone, raw) == shared[name], name
+
+
+def test_a_correction_made_where_its_words_are_terms_is_made_again_where_they_are_not(res):
+    """The correction engine's decisions are kept for chapters about other games when
+    the words they asked about are terms of both or of neither."""
+    from pipeline.clean.book import corrector
+    from pipeline.clean.correct import BookContext
+
+    cor = corrector(res)
+    counts = {"carte": 5}
+    about = BookContext(counts, terms=frozenset({"carte"}), term_bonus=5.0)
+    again = BookContext(counts, terms=frozenset({"carte"}), term_bonus=5.0)
+    other = BookContext(counts, terms=frozenset({"cartes"}), term_bonus=5.0)
+    d = cor.decide("carle", about)
+    key = ("carle", False, 0, 1.0)
+    memo = next(m for m in cor._memo.values() if key in m and m.made_from((counts,)))
+    assert cor.decide("carle", again) is d and len(memo[key]) == 1
+    cor.decide("carle", other)  # 'carte' a term of one chapter and not of the other
+    assert len(memo[key]) == 2

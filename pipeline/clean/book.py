@@ -213,9 +213,9 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     ContextReader.trim(_lexicon_index(cor.lexicon, cor.model))
     if res.consulted is not None:
         # what the chapter reads of the book's counts is recorded, its cached result
-        # valid while those hold: so it decides afresh, not from another chapter's reads
+        # valid while those hold (a decision another chapter made is read again
+        # through this one's views: resources.remembered)
         counts = res.consult("clean.counts", counts)
-        cor.forget()
         # and where its candidates were looked for among the words the book adds
         cor.index.consulted = res.consult(BOOK_BUCKETS, book_buckets(res))
     else:
@@ -229,9 +229,10 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     domain = Domain.default()
     terms = domain.terms_of(own) | _name_words(res, games)
     settings = CleanSettings.default()
+    views = res.consulted
     reader = ContextReader(cor, book_sequence(res, source_file, text), settings.context, settings.segmentation, long_s,
-                           counts)
-    return CleanContext(res, cor, BookContext(counts, long_s, terms, domain.bonus), settings, reader=reader)
+                           counts, views)
+    return CleanContext(res, cor, BookContext(counts, long_s, terms, domain.bonus, views), settings, reader=reader)
 
 
 def _name_words(res: Resources, games: Iterable[str]) -> frozenset[str]:

@@ -33,6 +33,7 @@ from rapidfuzz.distance import Levenshtein
 
 from ..lexicon import Lexicon
 from .. import memos
+from ..resources import remembered, underlying
 from ..text import fold_letters
 from .correct import Corrector, _cased, _lexicon_index
 from .sequence import BookSequence, normal
@@ -50,12 +51,16 @@ class ContextDecision:
 
 class ContextReader:
     """Reads each word of a chapter between its neighbours (one per chapter: its
-    sequence model carries the book's counts)."""
+    sequence model carries the book's counts). Its decisions are the book's: kept for
+    the chapters read with the same counts (``views``: the chapter's recorded reads of
+    them, ``resources.remembered``)."""
 
     def __init__(self, corrector: Corrector, sequence: BookSequence, settings: ContextSettings,
-                 segmentation: SegmentationSettings, long_s: bool = False, book: Mapping[str, int] | None = None):
+                 segmentation: SegmentationSettings, long_s: bool = False, book: Mapping[str, int] | None = None,
+                 views: dict | None = None):
         self.corrector = corrector
         self.book = book if book is not None else {}  # how often the book prints each word (lower case)
+        self.views = views
         self.lexicon: Lexicon = corrector.lexicon
         self.sequence = sequence
         self.settings = settings
@@ -70,7 +75,11 @@ class ContextReader:
         self._candidates: dict[str, list[tuple[str, float]]] = shared.setdefault(("known", long_s), {})
         self._index_candidates: dict[str, list[str]] = shared.setdefault("unknown", {})
         self._unknown: dict = shared.setdefault(("unknown", long_s), {})
-        self._decided: dict = {}
+        counts = sequence.book
+        self._decided = _book_memo(shared, (corrector, settings, segmentation, underlying(self.book),
+                                            underlying(counts.unigrams), underlying(counts.pairs)),
+                                   (long_s, views is not None))
+        self._joined: dict = shared.setdefault("joined", {})
         self._folded_followers: dict[str, list[str]] = shared.setdefault("folded followers", {})
         self._pieces: dict = shared.setdefault("pieces", {})
         self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
@@ -198,10 +207,8 @@ class ContextReader:
         """What the printed word should be between ``prev`` and ``nxt`` (tokens as the
         sequence model counts them), if something else (memoised: a book repeats its
         phrases)."""
-        key = (printed, prev, nxt, sentence_start)
-        if key not in self._decided:
-            self._decided[key] = self._decide(printed, prev, nxt, sentence_start)
-        return self._decided[key]
+        return remembered(self._decided, (printed, prev, nxt, sentence_start),
+                          lambda: self._decide(printed, prev, nxt, sentence_start), self.views)
 
     def _decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         if not printed.isalpha() or (len(printed) > 1 and printed.isupper()):
@@ -296,10 +303,8 @@ class ContextReader:
         anyway: the one its neighbours favour by ``reread_lead``, its own cost paid (a
         misread 'pas' after 'il ne faut', which alone reads cheaper as 'par'). The print is
         not weighed: the engine has already judged it wrong. Memoised."""
-        key = ("reread", printed, reading, prev, nxt, sentence_start)
-        if key not in self._decided:
-            self._decided[key] = self._reread(printed, reading, prev, nxt, sentence_start)
-        return self._decided[key]
+        return remembered(self._decided, ("reread", printed, reading, prev, nxt, sentence_start),
+                          lambda: self._reread(printed, reading, prev, nxt, sentence_start), self.views)
 
     def _reread(self, printed: str, reading: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         if not printed.isalpha() or not reading.isalpha() or (printed[0].isupper() and not sentence_start):
@@ -378,20 +383,18 @@ class ContextReader:
         ('par tie' → 'partie', 'car tes' → 'cartes'), at the cost of what
         parts them (a space, a lost line end's hyphen; specks of debris at the channel's
         price) and of the confusions that explain the print. Memoised."""
-        key = ("join", a, b, prev, nxt, sentence_start, between)
-        if key not in self._decided:
-            self._decided[key] = self._join(a, b, prev, nxt, sentence_start, between)
-        return self._decided[key]
+        return remembered(self._decided, ("join", a, b, prev, nxt, sentence_start, between),
+                          lambda: self._join(a, b, prev, nxt, sentence_start, between), self.views)
 
     def _join(self, a: str, b: str, prev: str, nxt: str, sentence_start: bool, between: str) -> ContextDecision | None:
         if not (a.isalpha() and b.isalpha()) or a.isupper() or b.isupper() or b[0].isupper():
             return None
         if a[0].isupper() and not sentence_start:
             return None
-        key = ("joined", a, b)
-        cands = self._decided.get(key, _UNSEEN)
+        key = (a, b)
+        cands = self._joined.get(key, _UNSEEN)
         if cands is _UNSEEN:  # what a and b may be run together depends on them alone, not on the sentence
-            cands = self._decided[key] = self._joined_candidates(a, b)
+            cands = self._joined[key] = self._joined_candidates(a, b)
         if not cands:
             return None
         st, sg = self.settings, self.segmentation
@@ -482,10 +485,8 @@ class ContextReader:
         """A printed word as two, when the sentence calls for them ('depeu' → 'de peu',
         'dune' → 'd'une'), at the cost of the space (or apostrophe) and of a change of
         accents. Memoised."""
-        key = ("split", w, prev, nxt, sentence_start)
-        if key not in self._decided:
-            self._decided[key] = self._split(w, prev, nxt, sentence_start)
-        return self._decided[key]
+        return remembered(self._decided, ("split", w, prev, nxt, sentence_start),
+                          lambda: self._split(w, prev, nxt, sentence_start), self.views)
 
     def _split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         st, sg = self.settings, self.segmentation
@@ -550,6 +551,21 @@ class ContextReader:
 
 
 _UNSEEN = object()
+
+
+def _book_memo(shared: dict, owners: tuple, flags: tuple) -> memos.BookMemo:
+    key = ("decided", *map(id, owners), *flags)
+    memo = shared.get(key)
+    if memo is None or not memo.made_from(owners):
+        books = [k for k in shared if k[0] == "decided"]
+        if len(books) >= _BOOKS_KEPT:
+            for k in books:  # a library's earlier books
+                del shared[k]
+        memo = shared[key] = memos.BookMemo(owners)
+    return memo
+
+
+_BOOKS_KEPT = 2  # decisions kept for this many books' counts (each printed with the long s or not) at once
 _VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")
 _ELIDED = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"])
 _ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare to part a word for

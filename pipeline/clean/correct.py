@@ -33,6 +33,7 @@ from rapidfuzz.distance import Levenshtein
 from .. import data, derived
 from .. import memos
 from ..lexicon import Lexicon
+from ..resources import Consulted, depends, noted, replayed, underlying
 from ..text import base_letter, fold_letters
 from .settings import CleanSettings, CorrectorSettings
 
@@ -606,6 +607,8 @@ class BookContext:
     long_s: bool = False
     terms: frozenset[str] = frozenset()  # the technical words of the games the chapter is about
     term_bonus: float = 0.0
+    # while the chapter's reads of the book are recorded: its views (``Resources.consulted``)
+    views: dict | None = field(default=None, compare=False, repr=False)
 
 
 class Domain:
@@ -688,8 +691,8 @@ class Corrector:
         self.settings = settings or CleanSettings.default().corrector
         self.book_words = tuple(book_words)
         self._index: CandidateIndex | None = None
-        self._memo: dict = {}
-        self._priors: dict = {}
+        self._memo: dict[tuple, memos.BookMemo] = {}
+        self._bonus: tuple = (None, 0.0)  # (the counts, their largest's bonus)
 
     @property
     def index(self) -> CandidateIndex:
@@ -709,26 +712,20 @@ class Corrector:
 
     def trim(self) -> None:
         """Its memos, its index's and its channel's kept to a size (pipeline/memos.py)."""
-        memos.trim(self._memo, self._priors, self.index.folded, self.model._cost_cache, self.model._groups_cache,
-             self.model._word_cache)
+        memos.trim(*self._memo.values(), self.index.folded, self.model._cost_cache, self.model._groups_cache,
+                   self.model._word_cache)
         base = _lexicon_index(self.lexicon, self.model)
         memos.trim(base.folded)
         self.lexicon.trim()
 
-    def forget(self) -> None:
-        """Drop what was decided in earlier contexts (decisions are kept per book
-        counts, by identity): a build that records what each chapter reads of the
-        book's counts has each chapter decide afresh."""
-        self._memo.clear()
-        self._priors.clear()
-
     def _max_bonus(self, ctx: BookContext) -> float:
-        key = ("max_bonus", id(ctx.counts))
-        hit = self._priors.get(key)
-        if hit is None:
-            top = max(ctx.counts.values(), default=0)
-            hit = self._priors[key] = self.settings.book_weight * math.log2(1 + top)
-        return hit
+        counts, bonus = self._bonus
+        if counts is ctx.counts:  # (the chapter's own view, which has read the largest)
+            depends(counts, Consulted.TOP)
+            return bonus
+        top = max(ctx.counts.values(), default=0)
+        self._bonus = (ctx.counts, self.settings.book_weight * math.log2(1 + top))
+        return self._bonus[1]
 
     def prior(self, word: str, ctx: BookContext, capped: bool = False) -> float:
         """How likely the word is here: its frequency in French plus what the book
@@ -762,12 +759,30 @@ class Corrector:
         ``ocr_factor`` scales the cost of changing it: how sure the OCR was of it
         (``OcrConfidence``)."""
         cue = self.model.long_s_cue(next_word) if ctx.long_s and "f" in printed else 0
-        # chapters of one corpus share their book counts: they share their decisions
-        memo = self._memo.setdefault((id(ctx.counts), ctx.long_s, ctx.terms), {})
+        # chapters of one corpus share their book counts: they share their decisions,
+        # each recording what the decision read of them (``resources.remembered``), and
+        # chapters about other games too, where the words the decision asked about are
+        # terms of both or of neither
+        counts = underlying(ctx.counts)
+        book = (id(counts), ctx.long_s, ctx.term_bonus, ctx.views is not None)
+        memo = self._memo.get(book)
+        if memo is None or not memo.made_from((counts,)):
+            if len(self._memo) >= _BOOKS_KEPT:
+                self._memo.clear()  # a library's earlier books
+            memo = self._memo[book] = memos.BookMemo((counts,))
         key = (printed, sentence_start, cue, ocr_factor)
-        if key not in memo:
-            memo[key] = self._decide(printed, ctx, sentence_start, cue, ocr_factor)
-        return memo[key]
+        made = memo.get(key)
+        if made is None:
+            made = memo[key] = []
+        terms = ctx.terms
+        for asked, were_terms, entry in made:
+            if all((w in terms) is (w in were_terms) for w in asked):
+                return replayed(entry, ctx.views)
+        seen = _TermsAsked(terms)
+        entry = memo.kept(noted(lambda: self._decide(printed, replace(ctx, terms=seen), sentence_start, cue,
+                                                     ocr_factor), ctx.views))
+        made.append((tuple(seen.asked), frozenset(w for w, is_term in seen.asked.items() if is_term), entry))
+        return replayed(entry, ctx.views)
 
     def _decide(self, printed: str, ctx: BookContext, sentence_start: bool, cue: int = 0,
                 ocr_factor: float = 1.0) -> Decision | None:
@@ -886,6 +901,25 @@ class Corrector:
         confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
         fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
+
+
+_BOOKS_KEPT = 2  # decisions kept for this many books' counts (each printed with the long s or not) at once
+
+
+class _TermsAsked:
+    """A chapter's terms, remembering which words were asked about (and the answer)."""
+
+    __slots__ = ("terms", "asked")
+
+    def __init__(self, terms: frozenset[str]):
+        self.terms = terms
+        self.asked: dict[str, bool] = {}
+
+    def __contains__(self, word: str) -> bool:
+        hit = self.asked.get(word)
+        if hit is None:
+            hit = self.asked[word] = word in self.terms
+        return hit
 
 
 class OcrConfidence:

@@ -53,6 +53,7 @@ import regex
 
 from .. import derived
 from .. import memos
+from ..resources import _OPEN, Consulted
 from .settings import CleanSettings, SequenceSettings
 
 FORMAT = 1  # the derivation's version: part of the cache key, raise it when the counts change
@@ -387,11 +388,18 @@ class BookSequence:
     A word's own occurrence is no evidence for itself: when the printed word is
     scored (``around(…, printed=True)``), its two pairs and its count as a history
     are counted once less (and a pair then counts only if printed ``min_count``
-    times besides)."""
+    times besides).
+
+    Its memos are the chapter's. A value taken from them is noted, while a computation
+    of a decision kept for the book's other chapters runs (``resources.remembered``),
+    with the book's counts it was made from, as if read again (``_noted``)."""
 
     def __init__(self, model: SequenceModel, book: BookCounts):
         self.model = model
         self.book = book
+        # the names the chapter's reads of the book's words and pairs are recorded under, if they are
+        self._names = ((book.unigrams.name, book.pairs.name)
+                       if isinstance(book.unigrams, Consulted) and isinstance(book.pairs, Consulted) else None)
         self.beta = model.settings.book_weight
         # without the Littré, a fixed total: the book's own would tie every probability to every word
         self.total = model.total or BOOK_TOTAL
@@ -402,7 +410,10 @@ class BookSequence:
 
     def unigram(self, w: str) -> float:
         p = self._unigram.get(w)
-        if p is None:
+        if p is not None:
+            if _OPEN and self._names:
+                _OPEN[-1].add((self._names[0], w))
+        else:
             m, s = self.model, self.model.settings
             i = m.id_of(w)
             c = (int(m.counts.unigrams[i]) if i is not None else 0) + self.beta * self.book.unigrams.get(w, 0)
@@ -416,18 +427,25 @@ class BookSequence:
         of the pair not to count (the one being judged); ``low``: w's unigram
         probability, if not the counts' (an unknown word's)."""
         key = (v, w, less)
+        noting = _OPEN and self._names
         if low is None:
             hit = self._memo.get(key)
             if hit is not None:
+                if noting:
+                    self._noted(v, w, self._histories[(v, less)])
                 return hit
             p = self._unigram.get(w)
             if p is None:
                 p = self.unigram(w)
+            elif noting:
+                _OPEN[-1].add((self._names[0], w))
         else:
             p = low
         history = self._histories.get((v, less))
         if history is None:
             history = self._history(v, less)
+        elif noting:
+            _OPEN[-1].add((self._names[0], v))
         lp = self._after(v, w, history, p, less)
         if low is None:
             self._memo[key] = lp
@@ -451,6 +469,15 @@ class BookSequence:
         history = self._histories[(v, less)] = (
             i, h, share == 1.0, self.beta * (1 - share), s.discount * n + self.beta * share * hb)
         return history
+
+    def _noted(self, v: str, w: str, history: tuple) -> None:
+        """Note what log10 P(w | v), taken from a memo, was made from: v's and w's counts
+        in the book, and the pair's where it counts (as ``_after`` reads it)."""
+        top, (words, pairs) = _OPEN[-1], self._names
+        top.add((words, v))
+        top.add((words, w))
+        if history[1] > 0 and not history[2]:
+            top.add((pairs, (v, w)))
 
     def _after(self, v: str, w: str, history: tuple, p: float, less: int) -> float:
         """log10 P(w | v) from v's ``_history`` and w's unigram probability p."""
@@ -536,18 +563,28 @@ class BookSequence:
             if a is None:
                 a = memo[key] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
             out.append(a)
+        if _OPEN and self._names:
+            for w in words:  # each made or taken from the memo: all as if read afresh
+                self._noted(prev, w, before)
         return out
 
     def _second(self, nxt: str) -> Callable[[str], float]:
         """log10 P(nxt | w) as a function of w (memoised as ``logp``)."""
         memo, after, histories = self._memo, self._after, self._histories
-        p_next = self._unigram.get(nxt) or self.unigram(nxt)
+        noting = _OPEN and self._names
+        p_next = self._unigram.get(nxt)
+        if p_next is None:
+            p_next = self.unigram(nxt)
+        elif noting:
+            _OPEN[-1].add((self._names[0], nxt))
 
         def second(w: str) -> float:
             key = (w, nxt, 0)
             b = memo.get(key)
             if b is None:
                 b = memo[key] = after(w, nxt, histories.get((w, 0)) or self._history(w, 0), p_next, 0)
+            if noting:
+                self._noted(w, nxt, histories[(w, 0)])
             return b
 
         return second
