@@ -528,3 +528,30 @@ def test_a_word_the_book_prints_often_and_never_with_the_accent_keeps_its_spelli
     assert reader.book.get("vole", 0) >= 3 and not reader.book.get("volé", 0)
     assert reader._acute("vole") is None and reader._acute("gagne") == "gagné"
     assert fixed(res, "Il a vole deux fois.") == "Il a vole deux fois."
+
+
+_CANDIDATES_SCRIPT = """
+import json, sys
+from pathlib import Path
+from pipeline.clean.book import chapter_context
+from pipeline.resources import Resources
+ctx = chapter_context("Il joue une carte de pique.", Resources(Path("corpus")))
+r = ctx.reader
+print(json.dumps([r.known_candidates(w) for w in ("pte", "carle", "fur", "lien", "celle")]
+                 + [r.unknown_candidates(w, "la") for w in ("cbose", "prefermce", "qnelque")]))
+"""
+
+
+@pytest.mark.slow  # two processes
+def test_the_candidates_weighed_are_the_same_whatever_the_process_s_hash_seed():
+    """Which of two candidates as frequent is kept, and the order they are weighed in
+    (a tie of the sentence's is broken by it), must not hang on the order of a set,
+    which changes with each process's hash seed: two builds of one corpus decide alike."""
+    import os
+    import subprocess
+    import sys
+
+    outs = [subprocess.run([sys.executable, "-c", _CANDIDATES_SCRIPT], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).resolve().parent.parent,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
+    assert outs[0] == outs[1] and len(outs[0]) > 100

@@ -123,7 +123,9 @@ class ContextReader:
                 for c in by_fold[e]:
                     if zipf[c] >= floor:
                         cands.add(c)
-            cands = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
+            # (sorted: which of two as frequent is kept, and in what order they are weighed,
+            # must not hang on the order of a set, which changes with the process's hash seed)
+            cands = [c for c in _commonest_spellings(sorted(cands), index, self.sequence.model.alias)
                      if c != lower and index.folded[c] != folded]  # accents alone: period spelling
             # the channel's cost is dear to compute: only for the likeliest few, ranked
             # by frequency less a cost per letter changed
@@ -186,7 +188,7 @@ class ContextReader:
         if cands is None:
             # the index also offers an elided article with a word ("l'enclave" for 'Tenclave'),
             # which is no word of its own to the sequence model: the corrector decides those
-            cands = self._index_candidates[printed] = [c for c in index.candidates(printed)
+            cands = self._index_candidates[printed] = [c for c in sorted(index.candidates(printed))
                                                        if index.zipf.get(c, 0.0) >= st.min_zipf]
         cands = set(cands)
         followers = self.sequence.followers_of(prev, st.max_followers)
@@ -199,7 +201,7 @@ class ContextReader:
             near = process.extract(folded, folded_followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
             cands |= {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
         cands.discard(lower)
-        hit = self._unknown[key] = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias)
+        hit = self._unknown[key] = [c for c in _commonest_spellings(sorted(cands), index, self.sequence.model.alias)
                                     if index.folded[c] != folded]
         return hit
 
@@ -438,8 +440,8 @@ class ContextReader:
         if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
             near = index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined)
             folded = fold_letters(lower)
-            for _, _, c in process.extract(folded, {c: index.folded[c] for c in near}, scorer=Levenshtein.distance,
-                                           score_cutoff=2, limit=None):
+            for _, _, c in process.extract(folded, {c: index.folded[c] for c in sorted(near)},
+                                           scorer=Levenshtein.distance, score_cutoff=2, limit=None):
                 cands.setdefault(c, None)
         return cands
 
@@ -477,7 +479,7 @@ class ContextReader:
     def _index_words(self, printed: str) -> list[str]:
         hit = self._index_candidates.get(printed)
         if hit is None:
-            hit = self._index_candidates[printed] = [c for c in self.index.candidates(printed)
+            hit = self._index_candidates[printed] = [c for c in sorted(self.index.candidates(printed))
                                                      if self.index.zipf.get(c, 0.0) >= self.settings.min_zipf]
         return hit
 
