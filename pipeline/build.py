@@ -36,7 +36,7 @@ from .publish.write import Writer
 from .publish.search import passages_search_text
 from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
                       RawChapter, Segmented)
-from .resources import Evidence, Resources
+from .resources import Evidence, Resources, Views
 from .segment import segment
 from .segment.citations import assign_citations, chapter_citations
 
@@ -124,7 +124,7 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
     with _timed(times, "start-up"):
         _warm(res)
     with res.lock:  # a chapter at a time per process: what it consults is its own
-        res.consulted = {}
+        res.consulted = Views()
         try:
             seg, err = _process_or_reason(raw, res, times, CHAPTER_STAGES[1:])
             with _timed(times, "cache"):  # what the cache will check the entry with

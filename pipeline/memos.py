@@ -39,13 +39,12 @@ class BookMemo(dict):
     def made_from(self, owners: tuple) -> bool:
         return len(owners) == len(self.owners) and all(a is b for a, b in zip(self.owners, owners))
 
-    def kept(self, entry: tuple) -> tuple:
-        """A decision and its reads (``resources.noted``) as this memo keeps them, counted."""
-        value, reads = entry
+    def kept(self, entry):
+        """A decision and its reads (``resources.Noted``) as this memo keeps them, counted."""
         keys = self._keys
-        reads = tuple((name, tuple([keys.setdefault(k, k) for k in read])) for name, read in reads)
-        self.reads += sum(len(read) for _, read in reads)
-        return value, reads
+        entry.reads = tuple((name, tuple([keys.setdefault(k, k) for k in read])) for name, read in entry.reads)
+        self.reads += sum(len(read) for _, read in entry.reads)
+        return entry
 
     def clear(self) -> None:
         super().clear()

@@ -10,6 +10,7 @@ that it is made once per process and the stages below never import the stages ab
 from __future__ import annotations
 
 import hashlib
+import itertools
 import pickle
 import threading
 from dataclasses import dataclass
@@ -148,11 +149,32 @@ def remembered(memo: dict, key, compute: Callable[[], T], views: dict | None) ->
     return replayed(entry, views)
 
 
-def noted(compute: Callable[[], T], views: dict | None) -> tuple[T, tuple]:
-    """(``compute()``, what it read of the book's counts by the name of each: empty
-    without ``views``), for ``replayed``."""
+class Views(dict):
+    """A chapter's views of the book's mappings, by name (``Resources.consulted``), with
+    a number of its own: a decision read again into them once is not read again."""
+
+    _serials = itertools.count(1)
+
+    def __init__(self):
+        super().__init__()
+        self.serial = next(self._serials)
+
+
+class Noted:
+    """A decision kept for the book (``noted``): its value, what it read of the book's
+    counts by the name of each, and the chapter's views it was last recorded in."""
+
+    __slots__ = ("value", "reads", "into")
+
+    def __init__(self, value, reads: tuple, into: int | None):
+        self.value, self.reads, self.into = value, reads, into
+
+
+def noted(compute: Callable[[], T], views: dict | None) -> Noted:
+    """``compute()`` and what it read of the book's counts (nothing without ``views``),
+    for ``replayed``."""
     if views is None:
-        return compute(), ()
+        return Noted(compute(), (), None)
     _OPEN.append(set())
     try:
         value = compute()
@@ -161,25 +183,28 @@ def noted(compute: Callable[[], T], views: dict | None) -> tuple[T, tuple]:
     by_name: dict[str, list] = {}
     for name, read in reads:
         by_name.setdefault(name, []).append(read)
-    return value, tuple((name, tuple(keys)) for name, keys in by_name.items())
+    return Noted(value, tuple((name, tuple(keys)) for name, keys in by_name.items()), getattr(views, "serial", None))
 
 
-def replayed(entry: tuple, views: dict | None):
-    """The value of a ``noted`` entry, what it read read again through ``views``
-    (recorded there, and in the computation under way)."""
-    value, reads = entry
+def replayed(entry: Noted, views: dict | None):
+    """The value of a ``noted`` decision, what it read read again through ``views``
+    (recorded there, unless it was already, and in the computation under way)."""
+    reads = entry.reads
     if reads:
         if _OPEN:
             _OPEN[-1].update((name, read) for name, keys in reads for read in keys)
-        for name, keys in reads:
-            view = views[name]  # type: ignore[index]
-            record = view.read
-            for read in keys:
-                if read == Consulted.TOP:
-                    view.note_top()
-                else:
-                    record[read] = view._mapping.get(read)
-    return value
+        serial = getattr(views, "serial", None)
+        if serial is None or entry.into != serial:
+            for name, keys in reads:
+                view = views[name]  # type: ignore[index]
+                record, get = view.read, view._mapping.get
+                for read in keys:
+                    if read == Consulted.TOP:
+                        view.note_top()
+                    else:
+                        record[read] = get(read)
+            entry.into = serial
+    return entry.value
 
 
 class Evidence:

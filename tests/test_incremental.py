@@ -17,7 +17,7 @@ from pipeline.clean.book import BOOK_BUCKETS, book_delta, book_evidence, book_ma
 from pipeline.corpus import chapter_files
 from pipeline.ingest import ingest
 from pipeline.records import BuildReport, Diagnostic, RawChapter
-from pipeline.resources import Consulted, Evidence, Resources
+from pipeline.resources import Consulted, Evidence, Resources, Views
 from tests.helpers import CORPUS, assert_same_database
 
 CHANGED = "003_f61ce87bf6c7524e.txt"
@@ -540,7 +540,7 @@ def test_a_chapter_records_what_it_would_read_deciding_alone(tmp_path):
     from pipeline.build import CHAPTER_STAGES, _ingest, process_chapter
 
     def evidence(res: Resources, raw: RawChapter) -> dict:
-        res.consulted = {}
+        res.consulted = Views()
         try:
             process_chapter(raw, res, None, CHAPTER_STAGES[1:])
             return {name: dict(view.read) for name, view in res.consulted.items()}
