@@ -70,8 +70,11 @@ class Vocabulary:
         )
 
 
-# the reads of each memoised computation under way (``remembered``), innermost last
+# the reads of each memoised computation under way (``remembered``), innermost last;
+# one stack for the process, so computations that note their reads take turns (a read
+# of another thread's noted too would make a chapter's evidence larger, never wrong)
 _OPEN: list[set] = []
+_NOTING = threading.RLock()
 
 
 class Consulted:
@@ -175,11 +178,12 @@ def noted(compute: Callable[[], T], views: dict | None) -> Noted:
     for ``replayed``."""
     if views is None:
         return Noted(compute(), (), None)
-    _OPEN.append(set())
-    try:
-        value = compute()
-    finally:
-        reads = _OPEN.pop()
+    with _NOTING:
+        _OPEN.append(set())
+        try:
+            value = compute()
+        finally:
+            reads = _OPEN.pop()
     by_name: dict[str, list] = {}
     for name, read in reads:
         by_name.setdefault(name, []).append(read)
