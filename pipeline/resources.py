@@ -253,7 +253,9 @@ class Evidence:
 
     def may_read(self, keys: Collection) -> bool:
         """Whether any of ``keys`` may be one of those read: a quick test, sure when it
-        says no (a pair is taken as read when its first word begins a pair read)."""
+        says no (a pair is taken as read when its first word begins a pair read and its
+        second ends one: an edit's pairs are a few words' pairs, and a common first
+        word, 'la', begins pairs read in every chapter)."""
         if not keys or not self.count:
             return False
         if self.keys_kept is not None:
@@ -261,8 +263,9 @@ class Evidence:
         if isinstance(self.columns, str):
             lines = f"\n{self.columns}\n"
             return any(not isinstance(k, str) or f"\n{k}\n" in lines for k in keys)
-        firsts = f"\n{self.columns[0]}\n"
-        return any(not (isinstance(k, tuple) and len(k) == 2) or f"\n{k[0]}\n" in firsts for k in keys)
+        firsts, seconds = f"\n{self.columns[0]}\n", f"\n{self.columns[1]}\n"
+        return any(not (isinstance(k, tuple) and len(k) == 2)
+                   or (f"\n{k[0]}\n" in firsts and f"\n{k[1]}\n" in seconds) for k in keys)
 
     def holds(self, mapping, largest: Callable[[], object] | None = None) -> bool:
         """Whether ``mapping`` gives each key the value it gave then; ``largest`` gives

@@ -349,7 +349,8 @@ def test_evidence_keeps_the_keys_read_and_holds_as_the_lookups_did():
     assert not kept.holds(pairs | {("de", "pique"): 1})
     assert not kept.holds({("la", "dame"): 2})
     assert not kept.may_read({("la", "dame"), ("pique", "roi")}) and not kept.may_read(set())
-    assert kept.may_read({("de", "pique")}) and kept.may_read({("le", "valet")})  # 'le' begins a pair read: maybe
+    assert kept.may_read({("de", "pique")}) and kept.may_read({("de", "roi")})  # 'de' begins one, 'roi' ends one: maybe
+    assert not kept.may_read({("le", "valet")})  # 'le' begins a pair read, but none ends on 'valet'
 
     words = Consulted({"piquet": 3, "de": 40})
     words.get("piquet"), words.get("hombre"), max(words.values())
