@@ -379,6 +379,9 @@ def test_the_next_word_calls_for_the_s_reading_even_printed_with_its_own_long_s(
     # three words run together
     ("La carte est nulle si l'on jouesansdire le nombre.", "La carte est nulle si l'on joue sans dire le nombre."),
     ("Il est maintenant à Villardin près de Laval.", "Il est maintenant à Villardin près de Laval."),  # a name
+    # a name inside a sentence is not two words; a capital opening one may be
+    ("Le livre de Lepeintre des Roches est rare.", "Le livre de Lepeintre des Roches est rare."),
+    ("Celuiqui joue le premier perd.", "Celui qui joue le premier perd."),
 ])
 def test_words_run_together_are_parted_with_a_space_or_the_compound_s_hyphen(res, printed, expected):
     assert fixed(res, printed) == expected

@@ -516,6 +516,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue
         if ctx.book.counts.get(word.lower(), 0) >= js.book_min_count:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
+        if word[0].isupper() and word[1:].islower() and not _opens_sentence(text, m.start()):
+            continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre'
         parts = _parted(word, part, lambda a, b: a.lower() in small or b.lower() in small
                         or min(len(a), len(b)) >= js.both_min_length, lex.best_zipf, js.three_part_zipf)
         if parts is None:
