@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 
 from .cache import ChapterCache, chapter_digest, pipeline_version
 from .clean import clean
-from .clean.book import book_buckets, book_delta, book_evidence, book_mappings, corrector, count_corpus
+from .clean.book import book_buckets, book_evidence, book_mappings, book_moved, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
 from .lexicon import Lexicon
@@ -255,7 +255,8 @@ def build(
     with _timed(times, "cache"):
         since = None
         if own_book and not full:
-            since = store.book_since(corpus, keys, {name: raw.text for name, raw in raws.items()}, book_delta)
+            since = store.book_since(corpus, keys, {name: raw.text for name, raw in raws.items()},
+                                     lambda before, after: book_moved(res, before, after))
         valid = store.validity(*book_evidence(res), book_mappings(res), since, lambda: book_buckets(res))
         for name, raw in raws.items():
             hit = None if full else store.load(keys[name])

@@ -576,3 +576,22 @@ def test_a_correction_made_where_its_words_are_terms_is_made_again_where_they_ar
     assert cor.decide("carle", again) is d and len(memo[key]) == 1
     cor.decide("carle", other)  # 'carte' a term of one chapter and not of the other
     assert len(memo[key]) == 2
+
+
+def test_the_counts_an_edit_moves_are_those_read_otherwise_now(tmp_path):
+    """What the cache checks an edit against: of the counts the edited chapter's text
+    changes, those whose value as the engine reads it changed ('fiches' 0 → 1), not
+    those that stay in their bucket ('cartes' 19 → 18, both read 20) or below what is
+    read at all (the pair 'quinze fiches', printed once: a pair counts from three)."""
+    from pipeline.clean.book import book_moved
+
+    before = CARDS["c.txt"]
+    after = before.replace("quinze cartes blanches", "quinze fiches blanches")
+    corpus = _written(tmp_path, {**CARDS, "c.txt": after})
+    res = Resources(corpus)
+    count_corpus(res, [ingest(f) for f in chapter_files(corpus)], corpus)
+    delta, moved = book_delta([before], [after]), book_moved(res, [before], [after])
+    assert {"cartes", "fiches"} <= delta["clean.counts"] and ("quinze", "fiches") in delta["clean.sequence.pairs"]
+    assert "fiches" in moved["clean.counts"] and "cartes" not in moved["clean.counts"]
+    assert "cartes" not in moved["clean.sequence.words"] and ("quinze", "fiches") not in moved["clean.sequence.pairs"]
+    assert moved["clean.counts"] < delta["clean.counts"]

@@ -167,12 +167,39 @@ def book_delta(before: Iterable[str], after: Iterable[str]) -> dict[str, set]:
     """The keys of each of the book's counts (by ``book_mappings``' names) whose value
     changes when the chapters of texts ``before`` are replaced by those of ``after``:
     each count is a sum over the chapters, so only theirs are counted."""
+    return {name: {k for k, _ in old.items() ^ new.items()} for name, (old, new) in _contributions(before, after).items()}
+
+
+def book_moved(res: Resources, before: Iterable[str], after: Iterable[str]) -> dict[str, set]:
+    """``book_delta``'s keys whose count, as the engine reads it (rounded, clean/rounded.py),
+    is another in the book now (``res``'s) than it was with the chapters of ``before``:
+    a count that changed within its bucket changes nothing any chapter read."""
+    counts, _ = corpus_counts(res)
+    book, _ = corpus_pairs(res)
+    now = {"clean.counts": (counts, 1), "clean.sequence.words": (book.unigrams, 1),
+           "clean.sequence.pairs": (book.pairs, book.min_count)}
+    bits = CleanSettings.default().book.count_bits
+    out = {}
+    for name, (old, new) in _contributions(before, after).items():
+        total, least = now[name]
+        out[name] = {k for k in {k for k, _ in old.items() ^ new.items()}
+                     if _as_read(total.get(k, 0), bits, least)
+                     != _as_read(total.get(k, 0) - new.get(k, 0) + old.get(k, 0), bits, least)}
+    return out
+
+
+def _as_read(n: int, bits: int, least: int) -> int | None:
+    """A count as ``rounded_counts`` keeps it (None: left out)."""
+    return rounded_counts({"": n}, bits, least).get("")
+
+
+def _contributions(before: Iterable[str], after: Iterable[str]) -> dict[str, tuple[Counter, Counter]]:
+    """What the chapters of texts ``before`` and of ``after`` add to each of the book's counts."""
     before, after = list(before), list(after)
     (words_before, pairs_before), (words_after, pairs_after) = book_pairs(before), book_pairs(after)
-    changed = {"clean.counts": (book_counts(before), book_counts(after)),
-               "clean.sequence.words": (words_before, words_after),
-               "clean.sequence.pairs": (pairs_before, pairs_after)}
-    return {name: {k for k, _ in old.items() ^ new.items()} for name, (old, new) in changed.items()}
+    return {"clean.counts": (book_counts(before), book_counts(after)),
+            "clean.sequence.words": (words_before, words_after),
+            "clean.sequence.pairs": (pairs_before, pairs_after)}
 
 
 def _digest(words: list[str]) -> str:
