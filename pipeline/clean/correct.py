@@ -775,13 +775,13 @@ class Corrector:
         if made is None:
             made = memo[key] = []
         terms = ctx.terms
-        for asked, were_terms, entry in made:
-            if all((w in terms) is (w in were_terms) for w in asked):
+        for made_with, asked, were_terms, entry in made:
+            if made_with is terms or all((w in terms) is (w in were_terms) for w in asked):
                 return replayed(entry, ctx.views)
         seen = _TermsAsked(terms)
         entry = memo.kept(noted(lambda: self._decide(printed, replace(ctx, terms=seen), sentence_start, cue,
                                                      ocr_factor), ctx.views))
-        made.append((tuple(seen.asked), frozenset(w for w, is_term in seen.asked.items() if is_term), entry))
+        made.append((terms, tuple(seen.asked), frozenset(w for w, is_term in seen.asked.items() if is_term), entry))
         return replayed(entry, ctx.views)
 
     def _decide(self, printed: str, ctx: BookContext, sentence_start: bool, cue: int = 0,
