@@ -558,3 +558,14 @@ def test_the_candidates_weighed_are_the_same_whatever_the_process_s_hash_seed():
                            cwd=Path(__file__).resolve().parent.parent,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
     assert outs[0] == outs[1] and len(outs[0]) > 100
+
+
+def test_a_period_spelling_whose_f_is_a_misread_long_s_is_weighed(res):
+    """'foit' is the period's spelling of 'fait' (its oi) and, in a long-s printing, a
+    misread 'soit': there the engine weighs it; elsewhere it is left as printed, and so
+    are period spellings whose f makes no word read as an s ('foible')."""
+    from pipeline.clean.correct import period_as_printed
+
+    lex = res.lexicon
+    assert period_as_printed(lex, "foit", long_s=False) and not period_as_printed(lex, "foit", long_s=True)
+    assert period_as_printed(lex, "avoit", long_s=True) and period_as_printed(lex, "foible", long_s=True)

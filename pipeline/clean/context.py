@@ -35,7 +35,7 @@ from ..lexicon import Lexicon
 from .. import memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
-from .correct import Corrector, _cased, _lexicon_index
+from .correct import Corrector, _cased, _lexicon_index, period_as_printed
 from .sequence import BookSequence, normal
 from .settings import ContextSettings, SegmentationSettings
 
@@ -222,7 +222,7 @@ class ContextReader:
             # capital is an elided article the OCR ran into one glyph ('Tor' for "l'or")
             return self._elided(printed, prev, nxt)
         lower = printed.lower()
-        if self.lexicon.is_period_form(lower):
+        if period_as_printed(self.lexicon, lower, self.long_s):
             return None
         zipf = self.lexicon.zipf(printed)
         known = zipf >= 1.0

@@ -789,7 +789,7 @@ class Corrector:
         if len(printed) < 2 or printed.isdigit():
             return None
         lower = printed.lower()
-        if self.lexicon.is_period_form(lower):
+        if period_as_printed(self.lexicon, lower, ctx.long_s):
             return None
         known = self.lexicon.zipf(printed) >= 1.0
         scored = self._scored(printed, self._candidates(printed, lower, known, ctx), ctx, known)
@@ -957,6 +957,17 @@ def _changing(best: tuple[float, float, str], ocr_factor: float, weight: float) 
 def _logit(p: float) -> float:
     p = min(max(p, 0.001), 0.999)
     return math.log(p / (1 - p))
+
+
+def period_as_printed(lexicon: Lexicon, lower: str, long_s: bool) -> bool:
+    """Whether a word is a spelling of the period, to be left as printed. In a long-s
+    printing, not one whose f may be an s that makes a word ('foit', the period's
+    'fait' by its oi, is as likely a misread 'soit'): the engine weighs those."""
+    if not lexicon.is_period_form(lower):
+        return False
+    if not long_s or "f" not in lower:
+        return True
+    return not any(lexicon.zipf(r) >= 1.0 or lexicon.is_period_form(r) for r in lexicon.long_s_variants(lower))
 
 
 def _long_s_reading(lower: str, best: str) -> str:
