@@ -254,8 +254,7 @@ def forget_decisions(res: Resources, everything: bool) -> list[str]:
     from pipeline.clean import context
 
     for shared in context._SHARED.values():
-        for key in [k for k in shared if isinstance(k, tuple) and k[0] == "decided"]:
-            del shared[key]
+        shared.pop("decided", None)
     done = ["context decisions"]
     for owner, attr in DECISION_CACHES if everything else DECISION_CACHES[:1]:
         obj = res

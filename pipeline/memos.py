@@ -25,6 +25,22 @@ def trim(*memos: MutableMapping) -> None:
             memo.clear()
 
 
+BOOKS_KEPT = 2  # the books (each printed with the long s or not) whose decisions a store keeps at once
+
+
+def book_memo(store: dict, owners: tuple, flags: tuple = ()) -> "BookMemo":
+    """The memo in ``store`` of the decisions made from ``owners`` (and ``flags``), made
+    afresh when other objects took their place; a store keeps those of ``BOOKS_KEPT``
+    books at most (a library's earlier books are let go)."""
+    key = (*map(id, owners), *flags)
+    memo = store.get(key)
+    if memo is None or not memo.made_from(owners):
+        if len(store) >= BOOKS_KEPT:
+            store.clear()
+        memo = store[key] = BookMemo(owners)
+    return memo
+
+
 class BookMemo(dict):
     """Decisions made with one book's counts (``resources.remembered``), kept while the
     objects they were made from are those asked about (``owners``, held, so that no

@@ -167,7 +167,7 @@ def book_delta(before: Iterable[str], after: Iterable[str]) -> dict[str, set]:
     """The keys of each of the book's counts (by ``book_mappings``' names) whose value
     changes when the chapters of texts ``before`` are replaced by those of ``after``:
     each count is a sum over the chapters, so only theirs are counted."""
-    return {name: {k for k, _ in old.items() ^ new.items()} for name, (old, new) in _contributions(before, after).items()}
+    return {name: _changed(old, new) for name, (old, new) in _contributions(before, after).items()}
 
 
 def book_moved(res: Resources, before: Iterable[str], after: Iterable[str]) -> dict[str, set]:
@@ -182,10 +182,15 @@ def book_moved(res: Resources, before: Iterable[str], after: Iterable[str]) -> d
     out = {}
     for name, (old, new) in _contributions(before, after).items():
         total, least = now[name]
-        out[name] = {k for k in {k for k, _ in old.items() ^ new.items()}
+        out[name] = {k for k in _changed(old, new)
                      if _as_read(total.get(k, 0), bits, least)
                      != _as_read(total.get(k, 0) - new.get(k, 0) + old.get(k, 0), bits, least)}
     return out
+
+
+def _changed(old: Counter, new: Counter) -> set:
+    """The keys whose count differs between two contributions."""
+    return {k for k, _ in old.items() ^ new.items()}
 
 
 def _as_read(n: int, bits: int, least: int) -> int | None:

@@ -76,9 +76,10 @@ class ContextReader:
         self._index_candidates: dict[str, list[str]] = shared.setdefault("unknown", {})
         self._unknown: dict = shared.setdefault(("unknown", long_s), {})
         counts = sequence.book
-        self._decided = _book_memo(shared, (corrector, settings, segmentation, underlying(self.book),
-                                            underlying(counts.unigrams), underlying(counts.pairs)),
-                                   (long_s, views is not None))
+        self._decided = memos.book_memo(shared.setdefault("decided", {}),
+                                        (corrector, settings, segmentation, underlying(self.book),
+                                         underlying(counts.unigrams), underlying(counts.pairs)),
+                                        (long_s, views is not None))
         self._joined: dict = shared.setdefault("joined", {})
         self._folded_followers: dict[str, list[str]] = shared.setdefault("folded followers", {})
         self._pieces: dict = shared.setdefault("pieces", {})
@@ -90,7 +91,9 @@ class ContextReader:
     def trim(index) -> None:
         """The memos the readers of an index share kept to a size (pipeline/memos.py)."""
         # (not the index's words by their folded letters: a table made once, not a memo)
-        memos.trim(*(memo for key, memo in _SHARED.get(index, {}).items() if key != "by_fold"))
+        shared = _SHARED.get(index, {})
+        memos.trim(*(memo for key, memo in shared.items() if key not in ("by_fold", "decided")),
+                   *shared.get("decided", {}).values())
 
     def _cost(self, printed: str, c: str) -> float:
         cost = self.corrector.model.cost(printed, c, self.long_s)
@@ -555,19 +558,6 @@ class ContextReader:
 _UNSEEN = object()
 
 
-def _book_memo(shared: dict, owners: tuple, flags: tuple) -> memos.BookMemo:
-    key = ("decided", *map(id, owners), *flags)
-    memo = shared.get(key)
-    if memo is None or not memo.made_from(owners):
-        books = [k for k in shared if k[0] == "decided"]
-        if len(books) >= _BOOKS_KEPT:
-            for k in books:  # a library's earlier books
-                del shared[k]
-        memo = shared[key] = memos.BookMemo(owners)
-    return memo
-
-
-_BOOKS_KEPT = 2  # decisions kept for this many books' counts (each printed with the long s or not) at once
 _VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")
 _ELIDED = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"])
 _ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare to part a word for

@@ -763,13 +763,8 @@ class Corrector:
         # each recording what the decision read of them (``resources.remembered``), and
         # chapters about other games too, where the words the decision asked about are
         # terms of both or of neither
-        counts = underlying(ctx.counts)
-        book = (id(counts), ctx.long_s, ctx.term_bonus, ctx.views is not None)
-        memo = self._memo.get(book)
-        if memo is None or not memo.made_from((counts,)):
-            if len(self._memo) >= _BOOKS_KEPT:
-                self._memo.clear()  # a library's earlier books
-            memo = self._memo[book] = memos.BookMemo((counts,))
+        memo = memos.book_memo(self._memo, (underlying(ctx.counts),),
+                               (ctx.long_s, ctx.term_bonus, ctx.views is not None))
         key = (printed, sentence_start, cue, ocr_factor)
         made = memo.get(key)
         if made is None:
@@ -901,9 +896,6 @@ class Corrector:
         confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
         fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
-
-
-_BOOKS_KEPT = 2  # decisions kept for this many books' counts (each printed with the long s or not) at once
 
 
 class _TermsAsked:

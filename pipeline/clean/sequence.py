@@ -412,7 +412,7 @@ class BookSequence:
         p = self._unigram.get(w)
         if p is not None:
             if _OPEN and self._names:
-                _OPEN[-1].add((self._names[0], w))
+                self._noted_word(w)
         else:
             m, s = self.model, self.model.settings
             i = m.id_of(w)
@@ -438,14 +438,14 @@ class BookSequence:
             if p is None:
                 p = self.unigram(w)
             elif noting:
-                _OPEN[-1].add((self._names[0], w))
+                self._noted_word(w)
         else:
             p = low
         history = self._histories.get((v, less))
         if history is None:
             history = self._history(v, less)
         elif noting:
-            _OPEN[-1].add((self._names[0], v))
+            self._noted_word(v)
         lp = self._after(v, w, history, p, less)
         if low is None:
             self._memo[key] = lp
@@ -469,6 +469,10 @@ class BookSequence:
         history = self._histories[(v, less)] = (
             i, h, share == 1.0, self.beta * (1 - share), s.discount * n + self.beta * share * hb)
         return history
+
+    def _noted_word(self, w: str) -> None:
+        """Note that a value taken from a memo was made from w's count in the book."""
+        _OPEN[-1].add((self._names[0], w))  # type: ignore[index]
 
     def _noted(self, v: str, w: str, history: tuple) -> None:
         """Note what log10 P(w | v), taken from a memo, was made from: v's and w's counts
@@ -576,7 +580,7 @@ class BookSequence:
         if p_next is None:
             p_next = self.unigram(nxt)
         elif noting:
-            _OPEN[-1].add((self._names[0], nxt))
+            self._noted_word(nxt)
 
         def second(w: str) -> float:
             key = (w, nxt, 0)
