@@ -148,7 +148,7 @@ class ChapterCache:
         giving them as they are now: a word the book adds or no longer adds changes the
         candidates of the few chapters that looked where it goes). An entry the last
         build used (``since``) is checked against the keys that changed since only, when
-        none of them may be among those it read."""
+        none of them is among those it read (``Evidence.read_any``)."""
         known: dict[str, object] = {}
         tops: dict[str, object] = {}  # each mapping's largest value, found once for all entries
 
@@ -160,7 +160,11 @@ class ChapterCache:
         def read_holds(name: str, read: Evidence, quick: bool) -> bool:
             if name not in mappings:
                 return False
-            if quick and not read.may_read(since.changed.get(name, ())):  # type: ignore[union-attr]
+            if quick:
+                # the mapping differs from the one the last build read in those keys only,
+                # each of whose values as read moved: read, the value found then is no more
+                if read.read_any(since.changed.get(name, ())):  # type: ignore[union-attr]
+                    return False
                 return read.top is None or read.top == top(name)
             return read.holds(mappings[name], lambda: top(name))
 

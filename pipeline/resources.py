@@ -251,11 +251,12 @@ class Evidence:
             return self.columns.split("\n")
         return list(zip(*(column.split("\n") for column in self.columns)))
 
-    def may_read(self, keys: Collection) -> bool:
-        """Whether any of ``keys`` may be one of those read: a quick test, sure when it
-        says no (a pair is taken as read when its first word begins a pair read and its
-        second ends one: an edit's pairs are a few words' pairs, and a common first
-        word, 'la', begins pairs read in every chapter)."""
+    def read_any(self, keys: Collection) -> bool:
+        """Whether any of ``keys`` is one of those read. Words are found in their column
+        at once (in C); a pair only where both its words are in their columns, then
+        where the first is (an edit's pairs are a few words' pairs, but a common first word,
+        'la', begins pairs read in every chapter, and a full check of the values costs
+        a hundred times more). A key of another shape than those read is taken as read."""
         if not keys or not self.count:
             return False
         if self.keys_kept is not None:
@@ -264,8 +265,25 @@ class Evidence:
             lines = f"\n{self.columns}\n"
             return any(not isinstance(k, str) or f"\n{k}\n" in lines for k in keys)
         firsts, seconds = f"\n{self.columns[0]}\n", f"\n{self.columns[1]}\n"
-        return any(not (isinstance(k, tuple) and len(k) == 2)
-                   or (f"\n{k[0]}\n" in firsts and f"\n{k[1]}\n" in seconds) for k in keys)
+        maybe = set()
+        for k in keys:
+            if not (isinstance(k, tuple) and len(k) == 2):
+                return True
+            if f"\n{k[0]}\n" in firsts and f"\n{k[1]}\n" in seconds:
+                maybe.add(k)
+        if not maybe:
+            return False
+        first, second = self.columns[0].split("\n"), self.columns[1].split("\n")
+        for a, b in maybe:
+            at = -1
+            try:
+                while True:  # each line of a found in C
+                    at = first.index(a, at + 1)
+                    if second[at] == b:
+                        return True
+            except ValueError:
+                continue
+        return False
 
     def holds(self, mapping, largest: Callable[[], object] | None = None) -> bool:
         """Whether ``mapping`` gives each key the value it gave then; ``largest`` gives

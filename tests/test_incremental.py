@@ -348,9 +348,10 @@ def test_evidence_keeps_the_keys_read_and_holds_as_the_lookups_did():
     assert kept.holds(pairs | {("la", "dame"): 5})
     assert not kept.holds(pairs | {("de", "pique"): 1})
     assert not kept.holds({("la", "dame"): 2})
-    assert not kept.may_read({("la", "dame"), ("pique", "roi")}) and not kept.may_read(set())
-    assert kept.may_read({("de", "pique")}) and kept.may_read({("de", "roi")})  # 'de' begins one, 'roi' ends one: maybe
-    assert not kept.may_read({("le", "valet")})  # 'le' begins a pair read, but none ends on 'valet'
+    assert not kept.read_any({("la", "dame"), ("pique", "roi")}) and not kept.read_any(set())
+    assert kept.read_any({("de", "pique")}) and kept.read_any({("la", "dame"), ("le", "roi")})
+    assert not kept.read_any({("de", "roi")})  # 'de' begins a pair read and 'roi' ends one: not the same pair
+    assert not kept.read_any({("le", "valet")})  # 'le' begins a pair read, but none ends on 'valet'
 
     words = Consulted({"piquet": 3, "de": 40})
     words.get("piquet"), words.get("hombre"), max(words.values())
@@ -359,13 +360,13 @@ def test_evidence_keeps_the_keys_read_and_holds_as_the_lookups_did():
     assert kept.holds({"piquet": 3, "de": 40, "robre": 1})
     assert not kept.holds({"piquet": 3, "de": 41})  # the largest count read, changed
     assert not kept.holds({"piquet": 3, "de": 40, "hombre": 2})
-    assert kept.may_read({"hombre", "robre"}) and not kept.may_read({"robre", "pique", "hom"})
+    assert kept.read_any({"hombre", "robre"}) and not kept.read_any({"robre", "pique", "hom"})
     assert Evidence({}).keys() == [] and Evidence({}).holds({"de": 1})
 
     odd = Evidence({"a\nb": 1, "c": None})  # a key a newline would split: kept as it is
     assert (odd.columns, odd.keys()) == (None, ["a\nb", "c"])
     assert odd.holds({"a\nb": 1}) and not odd.holds({"a\nb": 2})
-    assert odd.may_read({"c"}) and not odd.may_read({"a", "b"})
+    assert odd.read_any({"c"}) and not odd.read_any({"a", "b"})
 
 
 def test_where_the_engine_looked_among_the_book_s_words_holds_while_those_there_are_the_same():
@@ -595,3 +596,4 @@ def test_the_counts_an_edit_moves_are_those_read_otherwise_now(tmp_path):
     assert "fiches" in moved["clean.counts"] and "cartes" not in moved["clean.counts"]
     assert "cartes" not in moved["clean.sequence.words"] and ("quinze", "fiches") not in moved["clean.sequence.pairs"]
     assert moved["clean.counts"] < delta["clean.counts"]
+
