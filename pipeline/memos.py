@@ -50,7 +50,7 @@ class BookMemo(dict):
         super().__init__()
         self.owners = owners
         self.reads = 0
-        self._keys: dict = {}  # one object for each key read, however many decisions read it
+        self._keys: dict = {}  # one object for each (name, key) read, however many decisions read it
 
     def made_from(self, owners: tuple) -> bool:
         return len(owners) == len(self.owners) and all(a is b for a, b in zip(self.owners, owners))
@@ -58,8 +58,8 @@ class BookMemo(dict):
     def kept(self, entry):
         """A decision and its reads (``resources.Noted``) as this memo keeps them, counted."""
         keys = self._keys
-        entry.reads = tuple((name, tuple([keys.setdefault(k, k) for k in read])) for name, read in entry.reads)
-        self.reads += sum(len(read) for _, read in entry.reads)
+        entry.reads = tuple([keys.setdefault(read, read) for read in entry.reads])
+        self.reads += len(entry.reads)
         return entry
 
     def clear(self) -> None:

@@ -165,7 +165,7 @@ class Views(dict):
 
 class Noted:
     """A decision kept for the book (``noted``): its value, what it read of the book's
-    counts by the name of each, and the chapter's views it was last recorded in."""
+    counts, (the mapping's name, the key) each, and the chapter's views it was last recorded in."""
 
     __slots__ = ("value", "reads", "into")
 
@@ -184,10 +184,7 @@ def noted(compute: Callable[[], T], views: dict | None) -> Noted:
             value = compute()
         finally:
             reads = _OPEN.pop()
-    by_name: dict[str, list] = {}
-    for name, read in reads:
-        by_name.setdefault(name, []).append(read)
-    return Noted(value, tuple((name, tuple(keys)) for name, keys in by_name.items()), getattr(views, "serial", None))
+    return Noted(value, tuple(reads), getattr(views, "serial", None))
 
 
 def replayed(entry: Noted, views: dict | None):
@@ -196,19 +193,23 @@ def replayed(entry: Noted, views: dict | None):
     reads = entry.reads
     if reads:
         if _OPEN:
-            _OPEN[-1].update((name, read) for name, keys in reads for read in keys)
+            _OPEN[-1].update(reads)
         serial = getattr(views, "serial", None)
         if serial is None or entry.into != serial:
-            for name, keys in reads:
-                view = views[name]  # type: ignore[index]
-                record, get = view.read, view._mapping.get
-                for read in keys:
-                    if read == Consulted.TOP:
-                        view.note_top()
-                    else:
-                        record[read] = get(read)
+            read_again(reads, views)  # type: ignore[arg-type]
             entry.into = serial
     return entry.value
+
+
+def read_again(reads: Collection[tuple[str, object]], views: dict) -> None:
+    """Reads of the book's mappings, (name, key) each, made again through ``views``:
+    recorded there with the values they give now."""
+    for name, read in reads:
+        view = views[name]
+        if read == Consulted.TOP:
+            view.note_top()
+        else:
+            view.read[read] = view._mapping.get(read)
 
 
 class Evidence:
