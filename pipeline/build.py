@@ -11,6 +11,7 @@ still build.
 
 from __future__ import annotations
 
+import marshal
 import os
 import time
 from collections import Counter
@@ -19,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .cache import ChapterCache, chapter_digest, pipeline_version
-from .clean import clean
-from .clean.book import book_buckets, book_evidence, book_mappings, book_moved, corrector, count_corpus
+from .cache import BookSince, ChapterCache, chapter_digest, pipeline_version
+from .clean import KNOWN_BLOCKS, KnownBlocks, clean
+from .clean.book import BOOK_BUCKETS, book_buckets, book_evidence, book_mappings, book_moved, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
 from .lexicon import Lexicon
@@ -36,7 +37,7 @@ from .publish.write import Writer
 from .publish.search import passages_search_text
 from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
                       RawChapter, Segmented)
-from .resources import Evidence, Resources, Views
+from .resources import Consulted, Evidence, Resources, Views
 from .segment import segment
 from .segment.citations import assign_citations, chapter_citations
 
@@ -114,6 +115,12 @@ class ChapterResult:
     search: tuple[str, ...] = ()  # passages.text_search of each of seg's passages (publish.search)
     wrapped: tuple[str, ...] = ()  # the text of each candidate passage as its stub's docstring holds it
     times: dict[str, float] = field(default_factory=dict)
+    # what the cleaning read paragraph by paragraph (``Views``): its context's key, the
+    # keys read before the first paragraph, each paragraph's key and reads, and the
+    # largest value of each mapping whose largest was read (``_paragraph_reads``); kept
+    # beside the entry
+    cleaned: bytes | None = None
+    paragraphs_kept: int = 0  # of its paragraphs, those taken as the last build cleaned them
 
 
 def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
@@ -128,10 +135,14 @@ def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
         try:
             seg, err = _process_or_reason(raw, res, times, CHAPTER_STAGES[1:])
             with _timed(times, "cache"):  # what the cache will check the entry with
-                evidence = {name: Evidence(view.read) for name, view in res.consulted.items()}
+                views = res.consulted
+                evidence = {name: Evidence(view.read) for name, view in views.items()}
+                cleaned = None if seg is None else _paragraph_reads(views)
+                kept = views.kept
         finally:
             res.consulted = None
-    result = ChapterResult(raw.source_file, seg, err, times=times.seconds, evidence=evidence)
+    result = ChapterResult(raw.source_file, seg, err, times=times.seconds, evidence=evidence,
+                           cleaned=cleaned, paragraphs_kept=kept)
     if seg is not None:
         twice, book_candidates = book_evidence(res)
         result.book = (twice, book_candidates())
@@ -168,6 +179,62 @@ def known_rules(results: Iterator[ChapterResult | None]) -> dict:
         if result is not None and result.seg is not None and result.rules is not None:
             known.update((p.text.text, rec) for p, rec in zip(candidates(result.seg), result.rules))
     return known
+
+
+def _paragraph_reads(views: Views) -> bytes | None:
+    """What the cleaning read paragraph by paragraph (``ChapterResult.cleaned``), as the
+    cache keeps it: made in the worker (a hundred thousand reads for a chapter; marshal
+    writes such plain tuples twice as fast as pickle, and the cache's version holds
+    Python's). None if not recorded, or if a read is of a kind marshal cannot write."""
+    if views.context is None:
+        return None
+    tops = {name: view.read[Consulted.TOP] for name, view in views.items() if Consulted.TOP in view.read}
+    try:
+        return marshal.dumps((*views.context, tuple(views.blocks), tops))
+    except ValueError:
+        return None
+
+
+def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res: Resources) -> dict[str, KnownBlocks]:
+    """For each of these chapters, cleaned again, the paragraphs of the entry the last
+    build used that the changes of the book's counts since (``since``) leave as they
+    were: none of the keys a paragraph read (nor any the chapter read before its first
+    paragraph) changed value, and the words the book adds to the engine's candidates
+    are the same. A paragraph is the same function of the same reads: taken as it was."""
+    twice, candidates = book_evidence(res)
+    mappings = book_mappings(res)
+    tops: dict[str, object] = {}
+    moved = {(name, k) for name, keys in since.changed.items() for k in keys}
+
+    def holds(reads: tuple, were_top: dict) -> bool:
+        reads = set(reads)
+        if not moved.isdisjoint(reads):
+            return False
+        for name in {name for name, _ in reads} - {BOOK_BUCKETS}:  # (the same candidates: the same buckets)
+            if name not in mappings:
+                return False
+            if (name, Consulted.TOP) in reads:
+                if name not in tops:
+                    tops[name] = max(mappings[name].values(), default=0)
+                if name not in were_top or were_top[name] != tops[name]:
+                    return False
+        return True
+
+    out = {}
+    for name in files:
+        key = since.entries.get(name)
+        entry = store.load(key) if key is not None else None
+        kept = store.paragraphs(key) if entry is not None and entry.seg is not None else None
+        if kept is None or (entry.book[0] != twice and entry.book[1] != candidates()):
+            continue
+        context, before, blocks, were_top = kept
+        if len(blocks) != len(entry.seg.layout.blocks) or not holds(before, were_top):
+            continue
+        # (the layout's blocks as the clean stage left them: no later stage replaces them)
+        out[name] = KnownBlocks(context, {k: (b.text.pieces, b.suggestions, reads)
+                                          for (k, reads), b in zip(blocks, entry.seg.layout.blocks)
+                                          if holds(reads, were_top)})
+    return out
 
 
 def _warm(res: Resources) -> None:
@@ -269,9 +336,13 @@ def build(
                 todo.append(raw)
         if todo and not full:
             res.ship(KNOWN_RULES, known_rules(store.previous(raw.source_file) for raw in todo))
+        # (shipped every build: what an earlier build of these resources found is not this one's)
+        res.ship(KNOWN_BLOCKS, reusable_blocks(store, since, [raw.source_file for raw in todo], res)
+                 if todo and since is not None else {})
     for result in run_chapters(todo, res, jobs, engine, scheduler, progress):
         for stage, dt in result.times.items():
             times.add(stage, dt)
+        report.paragraphs_kept += result.paragraphs_kept
         if result.seg is not None:
             with _timed(times, "cache"):
                 store.save(keys[result.source_file], result)

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import pickle
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
@@ -95,16 +96,7 @@ class ChapterCache:
         """The entry of this key, if there is one and it is whole and this key's."""
         from .build import ChapterResult
 
-        try:
-            data = self._path(key).read_bytes()
-            header, rest = data[: len(FORMAT)], data[len(FORMAT):]
-            stored_key, digest, payload = rest.split(b"\n", 2)
-            if header != FORMAT or stored_key.decode() != key or digest.decode() != hashlib.sha256(payload).hexdigest():
-                return None
-            with uncollected():
-                result = pickle.loads(payload)
-        except Exception:  # noqa: BLE001 - missing, truncated or foreign: made again
-            return None
+        result = self._read(self._path(key), key)
         return result if isinstance(result, ChapterResult) else None
 
     def _latest_path(self, source_file: str) -> Path:
@@ -123,7 +115,7 @@ class ChapterCache:
     def remove_stale(self) -> list[Path]:
         """Remove the entries a killed build was writing (their writer dead)."""
         removed = []
-        for leftover in self.folder.glob("*/.*.chapter.tmp-*"):
+        for leftover in (*self.folder.glob("*/.*.chapter.tmp-*"), *self.folder.glob("*/.*.paragraphs.tmp-*")):
             pid = leftover.name.rpartition("-")[2]
             if pid.isdigit() and not alive(int(pid)):
                 leftover.unlink(missing_ok=True)
@@ -131,10 +123,37 @@ class ChapterCache:
         return removed
 
     def save(self, key: str, result: ChapterResult) -> None:
-        payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-        write_whole(self._path(key),
-                    FORMAT + key.encode() + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+        """The entry of this key; what its cleaning read paragraph by paragraph
+        (``ChapterResult.cleaned``) beside it, read only for a chapter cleaned again."""
+        side = self._path(key).with_suffix(".paragraphs")
+        if result.cleaned is None:
+            side.unlink(missing_ok=True)
+        else:
+            self._write(side, key, result.cleaned)
+        self._write(self._path(key), key, pickle.dumps(replace(result, cleaned=None), protocol=pickle.HIGHEST_PROTOCOL))
         write_whole(self._latest_path(result.source_file), f"{self.version} {key}".encode("ascii"))
+
+    @staticmethod
+    def _write(path: Path, key: str, payload: bytes) -> None:
+        write_whole(path, FORMAT + key.encode() + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+
+    @staticmethod
+    def _read(path: Path, key: str, loads: Callable[[bytes], object] = pickle.loads) -> object | None:
+        try:
+            data = path.read_bytes()
+            header, rest = data[: len(FORMAT)], data[len(FORMAT):]
+            stored_key, digest, payload = rest.split(b"\n", 2)
+            if header != FORMAT or stored_key.decode() != key or digest.decode() != hashlib.sha256(payload).hexdigest():
+                return None
+            with uncollected():
+                return loads(payload)
+        except Exception:  # noqa: BLE001 - missing, truncated or foreign: made again
+            return None
+
+    def paragraphs(self, key: str) -> tuple | None:
+        """What the entry's cleaning read paragraph by paragraph (``ChapterResult.cleaned``), if kept."""
+        value = self._read(self._path(key).with_suffix(".paragraphs"), key, marshal.loads)
+        return value if isinstance(value, tuple) and len(value) == 4 else None
 
     @staticmethod
     def validity(twice: str, book_candidates: Callable[[], str], mappings: dict[str, Mapping],

@@ -125,7 +125,8 @@ def _timing(report, cache: Path) -> str:
         model = f"spaCy's {' + '.join(('tokenizer', *report.spacy))} {t.get('start-up: spaCy', 0.0):.1f} s"
     built = report.chapters - report.cached
     written = "the database was up to date" if report.up_to_date else "database written"
-    return (f"{t.get('total', 0.0):.1f} s, start-up {startup:.1f} s ({model}); {built} chapters processed, "
+    kept = f" ({report.paragraphs_kept} of their paragraphs as cleaned before)" if report.paragraphs_kept else ""
+    return (f"{t.get('total', 0.0):.1f} s, start-up {startup:.1f} s ({model}); {built} chapters processed{kept}, "
             f"{report.cached} from the cache ({cache}); {written}")
 
 

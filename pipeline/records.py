@@ -279,6 +279,7 @@ class BuildReport:
     shapes: dict[str, str] = field(default_factory=dict)  # chapter file → the shape its export was read as (Layout.shape)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     cached: int = 0  # chapters taken from the build's cache
+    paragraphs_kept: int = 0  # of the chapters processed, paragraphs taken as the last build cleaned them
     up_to_date: bool = False  # every chapter from the cache, and the database already this build's: not written again
     spacy: tuple[str, ...] | None = None  # the model's components loaded besides its tokenizer; None: not loaded
     times: dict[str, float] = field(default_factory=dict)  # stage → seconds (pipeline.build.StageTimes)

@@ -161,6 +161,12 @@ class Views(dict):
     def __init__(self):
         super().__init__()
         self.serial = next(self._serials)
+        # what the clean stage read, paragraph by paragraph (``clean.clean``): (its key,
+        # its reads, (name, key) each); and the key of the chapter's context with what
+        # was read before the first paragraph
+        self.blocks: list[tuple[str, tuple]] = []
+        self.context: tuple[str, tuple] | None = None
+        self.kept = 0  # paragraphs taken as the last build cleaned them
 
 
 class Noted:

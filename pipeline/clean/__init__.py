@@ -9,17 +9,20 @@ cleans every paragraph of a chapter's ``Layout``. The correction engine is
 
 from __future__ import annotations
 
-from dataclasses import replace
+import hashlib
+import pickle
+from dataclasses import dataclass, replace
 from typing import Sequence
 
-from ..records import Layout
-from ..resources import Resources
+from ..records import Block, Layout
+from ..resources import Resources, Views, noted, read_again
 from ..text import Correction, Edit, MappedText
 from .book import chapter_context
 from .correct import OcrConfidence
 from .steps import STEPS, CleanContext, Step, Suggestion
 
-__all__ = ["STEPS", "CleanContext", "Step", "Suggestion", "chapter_context", "clean", "clean_text", "fix_and_explain"]
+__all__ = ["KNOWN_BLOCKS", "STEPS", "CleanContext", "KnownBlocks", "Step", "Suggestion", "block_key", "chapter_context",
+           "clean", "clean_text", "context_key", "fix_and_explain"]
 
 
 def clean_text(text: MappedText, ctx: CleanContext, steps: Sequence[Step] = STEPS) -> MappedText:
@@ -47,17 +50,72 @@ def _non_overlapping(edits: list[Edit]) -> list[Edit]:
     return out
 
 
+# resources' key: chapter file → the paragraphs its cleaning may take as the last build
+# cleaned them (``KnownBlocks``, from ``build.reusable_blocks``)
+KNOWN_BLOCKS = "clean.known_blocks"
+
+
+@dataclass(frozen=True)
+class KnownBlocks:
+    """What a chapter's last cleaning left that still holds: the key of the context it
+    was cleaned in, and each paragraph whose reads of the book's counts are unchanged,
+    by its key (``block_key``): its clean pieces, its suggestions and those reads."""
+
+    context: str
+    blocks: dict
+
+
+def block_key(block: Block) -> str:
+    """A paragraph as the clean stage receives it: its pieces (raw offsets, text, the
+    fixes already made) and the raw text they cover."""
+    text = block.text
+    return hashlib.sha256(pickle.dumps((text.pieces, text.raw_text), protocol=5)).hexdigest()
+
+
+def context_key(ctx: CleanContext) -> str:
+    """What a chapter's paragraphs are cleaned in besides the book's counts (read
+    lookup by lookup) and the pipeline (the cache's version): the printing and the topic."""
+    book = ctx.book
+    return hashlib.sha256(pickle.dumps((book.long_s, sorted(book.terms), book.term_bonus), protocol=5)).hexdigest()
+
+
 def clean(layout: Layout, res: Resources) -> Layout:
     games = sorted({p.head_game for p in layout.pages if p.head_game})
     ctx = chapter_context(layout.chapter.text, res, layout.chapter.source_file, games)
     if layout.chapter.alto is not None:
         ctx.ocr = OcrConfidence((w.start, w.end, w.confidence) for w in layout.chapter.alto.words()
                                 if w.confidence is not None)
+    views = res.consulted
+    # while a build records what the chapter reads, what each paragraph read is kept
+    # (``Views.blocks``): a chapter cleaned again for a change of the book's counts
+    # takes the paragraphs those changes left alone as they were (not for an ALTO
+    # file: a paragraph's words' confidences are not in its key)
+    per_block = isinstance(views, Views) and ctx.ocr is None
+    known = None
+    if per_block:
+        views.context = (context_key(ctx), tuple((name, k) for name, view in views.items() for k in view.read))
+        known = res.cached(KNOWN_BLOCKS, dict).get(layout.chapter.source_file)
+        if known is not None and known.context != views.context[0]:
+            known = None
     blocks = []
     for b in layout.blocks:
         ctx.suggestions = []
-        text = clean_text(b.text, ctx)
-        blocks.append(replace(b, text=text, suggestions=tuple(ctx.suggestions)))
+        if not per_block:
+            text = clean_text(b.text, ctx)
+            blocks.append(replace(b, text=text, suggestions=tuple(ctx.suggestions)))
+            continue
+        key = block_key(b)
+        hit = known.blocks.get(key) if known is not None else None
+        if hit is not None:
+            pieces, suggestions, reads = hit
+            text = MappedText(b.text.raw, pieces)
+            read_again(reads, views)
+            views.kept += 1
+        else:
+            entry = noted(lambda: clean_text(b.text, ctx), views)
+            text, suggestions, reads = entry.value, tuple(ctx.suggestions), entry.reads
+        views.blocks.append((key, reads))
+        blocks.append(replace(b, text=text, suggestions=suggestions))
     return replace(layout, blocks=tuple(blocks))
 
 
