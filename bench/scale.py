@@ -67,6 +67,8 @@ chars = sum(len(f.read_text(encoding="utf-8")) for f in chapter_files(__import__
 cpu = [u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))]
 print(json.dumps({"imports": imports, "times": r.times, "chars": chars, "chapters": r.chapters, "cached": r.cached,
                   "errors": [str(d) for d in r.errors], "cpu": cpu}))
+from pipeline.cli import end
+end(0)  # as `academie build` ends
 """
 
 STAGES = ("ingest", "layout", "clean", "segment", "proof", "rules", "cache", "citations", "link", "publish")

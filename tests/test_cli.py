@@ -333,3 +333,28 @@ def test_clean_a_folder(tmp_path):
     proc = academie("clean", tmp_path)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == f"error: {tmp_path}: cannot read: Is a directory\n"
+
+
+# -- how the process ends ----------------------------------------------------------------------
+
+def test_the_command_line_ends_with_its_exit_handlers_run_and_its_output_complete():
+    """``pipeline.cli.end``, which the console script ends with: the exit handlers run,
+    what was written is flushed (a pipe holds it all), a message given as the status is
+    printed and the status is 1, as the interpreter does."""
+    code = ("import atexit, sys; from pipeline.cli import end; atexit.register(lambda: print('handler ran'));"
+            "sys.stdout.write('x' * 100_000); end('refused: a reason')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "x" * 100_000 + "handler ran\n", "refused: a reason\n")
+    proc = subprocess.run([sys.executable, "-c", "from pipeline.cli import end; print('done'); end(None)"],
+                          capture_output=True, text=True, env=ENV, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "done\n", "")
+
+
+def test_a_clean_whose_reader_stops_early_ends_with_status_1_and_nothing_on_stderr(tmp_path):
+    """``academie clean FILE | head -c 10``: the pipe closes while the command writes."""
+    src = tmp_path / "long.txt"
+    src.write_text("Le premier joueur donne les cartes.\n\n" * 20_000, encoding="utf-8")
+    proc = subprocess.run(f"{sys.executable} -m pipeline.cli clean {src} 2>&1 | head -c 10; exit ${{PIPESTATUS[0]}}",
+                          shell=True, executable="/bin/bash", capture_output=True, text=True, env=ENV, cwd=ROOT,
+                          timeout=300)
+    assert (proc.returncode, proc.stdout) == (1, "Le premier")
