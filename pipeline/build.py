@@ -231,7 +231,7 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
         if len(blocks) != len(entry.seg.layout.blocks) or not holds(before, were_top):
             continue
         # (the layout's blocks as the clean stage left them: no later stage replaces them)
-        out[name] = KnownBlocks(context, {k: (b.text.pieces, b.suggestions, reads)
+        out[name] = KnownBlocks(context, {k: (*KnownBlocks.relative(b), reads)
                                           for (k, reads), b in zip(blocks, entry.seg.layout.blocks)
                                           if holds(reads, were_top)})
     return out

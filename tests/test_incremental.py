@@ -639,3 +639,27 @@ def test_a_chapter_cleaned_again_takes_the_paragraphs_the_change_left_alone_as_t
     assert (back.cached, back.paragraphs_kept) == (2, 0)  # b.txt, and c.txt as the first build made it
     assert second(db) == "2. Celui qui gagne le cartes marque deux points."
     assert_same_database(db, _afresh(corpus, tmp_path / "b"))
+
+
+@pytest.mark.slow  # two builds of three short chapters, and one afresh
+def test_an_edit_early_in_a_chapter_leaves_the_later_paragraphs_as_cleaned(tmp_path):
+    """A space added in a.txt's first paragraph moves its second and third by one
+    character of the raw text: they are taken as cleaned before all the same, their
+    corrections' raw offsets moved with them ('cartez' → 'cartes' now at 99, not 98: the raw
+    text's offsets)."""
+    import sqlite3
+
+    corpus = _written(tmp_path, PARAGRAPHS)
+    db = tmp_path / "out" / "academie.db"
+
+    def cartez(path: Path) -> tuple:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT start, \"end\", before, after FROM corrections WHERE before = 'cartez'").fetchone()
+
+    build(corpus, db)
+    assert cartez(db) == (98, 104, "cartez", "cartes")
+    _edit(corpus / "a.txt", "écarte cinq", "écarte  cinq")
+    again = build(corpus, db)
+    assert (again.cached, again.paragraphs_kept) == (2, 2)  # b.txt and c.txt; a.txt's second and third paragraphs
+    assert cartez(db) == (99, 105, "cartez", "cartes")
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))

@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ..records import Block, Layout
 from ..resources import Resources, Views, noted, read_again
-from ..text import Correction, Edit, MappedText
+from ..text import Correction, Edit, MappedText, Piece
 from .book import chapter_context
 from .correct import OcrConfidence
 from .steps import STEPS, CleanContext, Step, Suggestion
@@ -59,17 +59,35 @@ KNOWN_BLOCKS = "clean.known_blocks"
 class KnownBlocks:
     """What a chapter's last cleaning left that still holds: the key of the context it
     was cleaned in, and each paragraph whose reads of the book's counts are unchanged,
-    by its key (``block_key``): its clean pieces, its suggestions and those reads."""
+    by its key (``block_key``): its clean pieces and its suggestions, their raw offsets
+    counted from the paragraph's start (``relative``), and those reads."""
 
     context: str
     blocks: dict
 
+    @staticmethod
+    def relative(block: Block) -> tuple[tuple[Piece, ...], tuple[Suggestion, ...]]:
+        """A cleaned paragraph's pieces and suggestions, as ``blocks`` keeps them."""
+        d = -block.text.raw_start
+        return _moved(block.text.pieces, d), _moved_suggestions(block.suggestions, d)
+
 
 def block_key(block: Block) -> str:
-    """A paragraph as the clean stage receives it: its pieces (raw offsets, text, the
-    fixes already made) and the raw text they cover."""
+    """A paragraph as the clean stage receives it: its pieces (text, the fixes already
+    made, raw offsets from the paragraph's start) and the raw text they cover. Where it
+    stands in the chapter is not in it: cleaning reads a paragraph's text alone (raw
+    offsets only place its suggestions), so an edit earlier in the chapter, which moves
+    every later paragraph, leaves them their keys."""
     text = block.text
-    return hashlib.sha256(pickle.dumps((text.pieces, text.raw_text), protocol=5)).hexdigest()
+    return hashlib.sha256(pickle.dumps((_moved(text.pieces, -text.raw_start), text.raw_text), protocol=5)).hexdigest()
+
+
+def _moved(pieces: Sequence[Piece], d: int) -> tuple[Piece, ...]:
+    return tuple(p if d == 0 else replace(p, raw_start=p.raw_start + d, raw_end=p.raw_end + d) for p in pieces)
+
+
+def _moved_suggestions(suggestions: Sequence[Suggestion], d: int) -> tuple[Suggestion, ...]:
+    return tuple(sg if d == 0 else replace(sg, start=sg.start + d, end=sg.end + d) for sg in suggestions)
 
 
 def context_key(ctx: CleanContext) -> str:
@@ -108,7 +126,8 @@ def clean(layout: Layout, res: Resources) -> Layout:
         hit = known.blocks.get(key) if known is not None else None
         if hit is not None:
             pieces, suggestions, reads = hit
-            text = MappedText(b.text.raw, pieces)
+            text = MappedText(b.text.raw, _moved(pieces, b.text.raw_start))
+            suggestions = _moved_suggestions(suggestions, b.text.raw_start)
             read_again(reads, views)
             views.kept += 1
         else:
