@@ -68,7 +68,7 @@ def load(name: str, key: str) -> Any | None:
         stored_key, digest, payload = rest.split(b"\n", 2)
         if header != FORMAT or stored_key.decode() != key or digest.decode() != hashlib.blake2b(payload).hexdigest():
             return None
-        with uncollected():
+        with uncollected(lasting=True):  # (derived data is what a process keeps to its end)
             return marshal.loads(payload)
     except Exception:  # noqa: BLE001 - damaged or foreign: derived again
         return None

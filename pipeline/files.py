@@ -28,14 +28,19 @@ def write_whole(target: Path, data: bytes) -> None:
 
 
 @contextmanager
-def uncollected() -> Iterator[None]:
+def uncollected(lasting: bool = False) -> Iterator[None]:
     """The cyclic garbage collector off while a stored value is read back: hundreds of
     thousands of containers made at once, none of them garbage, that it would walk
-    again and again for nothing (half the time of the load)."""
+    again and again for nothing (half the time of the load). ``lasting``: what was made
+    lives as long as the process (the lexicon's tables), so it is frozen too
+    (``gc.freeze``): every full collection after would walk it again, a tenth of a
+    rebuild of one chapter."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         yield
+        if lasting:
+            gc.freeze()
     finally:
         if collecting:
             gc.enable()

@@ -18,7 +18,6 @@ the threshold nothing changes, and the best candidate is kept as a suggestion.
 from __future__ import annotations
 
 import bisect
-import gc
 import math
 import statistics
 from collections import Counter
@@ -32,6 +31,7 @@ from rapidfuzz.distance import Levenshtein
 
 from .. import data, derived
 from .. import memos
+from ..files import uncollected
 from ..lexicon import Lexicon
 from ..resources import Consulted, depends, noted, replayed, underlying
 from ..text import base_letter, fold_letters
@@ -645,15 +645,9 @@ def _lexicon_index(lexicon: Lexicon, model: ChannelModel) -> CandidateIndex:
     if hit is None or hit[0] is not lexicon:
         if len(_LEXICON_INDEXES) >= 4:
             _LEXICON_INDEXES.clear()
-        # some 300,000 lists and strings made at once: the cyclic garbage collector
-        # would walk the whole heap again and again for nothing (none of them is garbage)
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        # some 300,000 lists and strings made at once, kept to the process's end
+        with uncollected(lasting=True):
             hit = _LEXICON_INDEXES[key] = (lexicon, _kept_index(lexicon, model))
-        finally:
-            if collecting:
-                gc.enable()
     index = hit[1]
     return index if index.model is model else index.for_model(model)
 
