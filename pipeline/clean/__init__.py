@@ -105,9 +105,9 @@ def clean(layout: Layout, res: Resources) -> Layout:
                                 if w.confidence is not None)
     views = res.consulted
     # while a build records what the chapter reads, what each paragraph read is kept
-    # (``Views.blocks``): a chapter cleaned again for a change of the book's counts
-    # takes the paragraphs those changes left alone as they were (not for an ALTO
-    # file: a paragraph's words' confidences are not in its key)
+    # (``Views.blocks``): a chapter cleaned again, for an edit of its own or a change
+    # of the book's counts, takes the paragraphs left alone as they were (not for an
+    # ALTO file: a paragraph's words' confidences are not in its key)
     per_block = isinstance(views, Views) and ctx.ocr is None
     known = None
     if per_block:
@@ -118,24 +118,27 @@ def clean(layout: Layout, res: Resources) -> Layout:
     blocks = []
     for b in layout.blocks:
         ctx.suggestions = []
-        if not per_block:
-            text = clean_text(b.text, ctx)
-            blocks.append(replace(b, text=text, suggestions=tuple(ctx.suggestions)))
-            continue
-        key = block_key(b)
-        hit = known.blocks.get(key) if known is not None else None
-        if hit is not None:
-            pieces, suggestions, reads = hit
-            text = MappedText(b.text.raw, _moved(pieces, b.text.raw_start))
-            suggestions = _moved_suggestions(suggestions, b.text.raw_start)
-            read_again(reads, views)
-            views.kept += 1
-        else:
-            entry = noted(lambda: clean_text(b.text, ctx), views)
-            text, suggestions, reads = entry.value, tuple(ctx.suggestions), entry.reads
-        views.blocks.append((key, reads))
-        blocks.append(replace(b, text=text, suggestions=suggestions))
+        text, suggestions = _noted_block(b, ctx, known, views) if per_block else (clean_text(b.text, ctx), None)
+        blocks.append(replace(b, text=text, suggestions=tuple(ctx.suggestions) if suggestions is None else suggestions))
     return replace(layout, blocks=tuple(blocks))
+
+
+def _noted_block(b: Block, ctx: CleanContext, known: KnownBlocks | None, views: Views) -> tuple[MappedText, tuple]:
+    """A paragraph cleaned, or taken as the last build cleaned it, with its suggestions;
+    its key and its reads of the book noted in ``views``."""
+    key = block_key(b)
+    hit = known.blocks.get(key) if known is not None else None
+    if hit is not None:
+        pieces, suggestions, reads = hit
+        text = MappedText(b.text.raw, _moved(pieces, b.text.raw_start))
+        suggestions = _moved_suggestions(suggestions, b.text.raw_start)
+        read_again(reads, views)
+        views.kept += 1
+    else:
+        entry = noted(lambda: clean_text(b.text, ctx), views)
+        text, suggestions, reads = entry.value, tuple(ctx.suggestions), entry.reads
+    views.blocks.append((key, reads))
+    return text, suggestions
 
 
 def fix_and_explain(text: str, res: Resources, steps: Sequence[Step] = STEPS) -> tuple[str, list[Correction]]:
