@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from . import memos
 from .cache import BookSince, ChapterCache, chapter_digest, pipeline_version
 from .clean import KNOWN_BLOCKS, KnownBlocks, clean
 from .clean.book import BOOK_BUCKETS, book_buckets, book_evidence, book_mappings, book_moved, corrector, count_corpus
@@ -195,12 +196,20 @@ def _paragraph_reads(views: Views) -> bytes | None:
         return None
 
 
+# the reads of the book the paragraphs taken as cleaned before may carry, all chapters
+# together (some 150 MB): past it, the chapters left are cleaned whole, so that an edit
+# that redoes most of a library does not hold every paragraph's reads at once
+KNOWN_READS_LIMIT = memos.READS_LIMIT
+
+
 def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res: Resources) -> dict[str, KnownBlocks]:
     """For each of these chapters, cleaned again, the paragraphs of the entry the last
     build used that the changes of the book's counts since (``since``) leave as they
     were: none of the keys a paragraph read (nor any the chapter read before its first
     paragraph) changed value, and the words the book adds to the engine's candidates
-    are the same. A paragraph is the same function of the same reads: taken as it was."""
+    are the same. A paragraph is the same function of the same reads: taken as it was.
+    Chapters are taken in order while their paragraphs' reads stay within
+    ``KNOWN_READS_LIMIT``."""
     twice, candidates = book_evidence(res)
     mappings = book_mappings(res)
     tops: dict[str, object] = {}
@@ -221,7 +230,10 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
         return True
 
     out = {}
+    reads_kept = 0
     for name in files:
+        if reads_kept >= KNOWN_READS_LIMIT:
+            break
         key = since.entries.get(name)
         entry = store.load(key) if key is not None else None
         kept = store.paragraphs(key) if entry is not None and entry.seg is not None else None
@@ -231,9 +243,10 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
         if len(blocks) != len(entry.seg.layout.blocks) or not holds(before, were_top):
             continue
         # (the layout's blocks as the clean stage left them: no later stage replaces them)
-        out[name] = KnownBlocks(context, {k: (*KnownBlocks.relative(b), reads)
-                                          for (k, reads), b in zip(blocks, entry.seg.layout.blocks)
-                                          if holds(reads, were_top)})
+        out[name] = known = KnownBlocks(context, {k: (*KnownBlocks.relative(b), reads)
+                                                  for (k, reads), b in zip(blocks, entry.seg.layout.blocks)
+                                                  if holds(reads, were_top)})
+        reads_kept += sum(len(reads) for *_, reads in known.blocks.values())
     return out
 
 

@@ -642,6 +642,22 @@ def test_a_chapter_cleaned_again_takes_the_paragraphs_the_change_left_alone_as_t
 
 
 @pytest.mark.slow  # two builds of three short chapters, and one afresh
+def test_past_the_limit_of_reads_kept_a_chapter_cleaned_again_is_cleaned_whole(tmp_path, monkeypatch):
+    """The edit of the test above, with no reads of the book to spare for paragraphs
+    kept (``KNOWN_READS_LIMIT``): a.txt is cleaned whole, and the database is the same."""
+    import pipeline.build
+
+    corpus = _written(tmp_path, PARAGRAPHS)
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    monkeypatch.setattr(pipeline.build, "KNOWN_READS_LIMIT", 0)
+    _edit(corpus / "c.txt", "reçoit", "cartez")
+    again = build(corpus, db)
+    assert (again.cached, again.paragraphs_kept) == (1, 0)
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+
+@pytest.mark.slow  # two builds of three short chapters, and one afresh
 def test_an_edit_early_in_a_chapter_leaves_the_later_paragraphs_as_cleaned(tmp_path):
     """A space added in a.txt's first paragraph moves its second and third by one
     character of the raw text: they are taken as cleaned before all the same, their
