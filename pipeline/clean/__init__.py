@@ -69,7 +69,7 @@ class KnownBlocks:
     def relative(block: Block) -> tuple[tuple[Piece, ...], tuple[Suggestion, ...]]:
         """A cleaned paragraph's pieces and suggestions, as ``blocks`` keeps them."""
         d = -block.text.raw_start
-        return _moved(block.text.pieces, d), _moved_suggestions(block.suggestions, d)
+        return _moved(block.text.pieces, d), _moved(block.suggestions, d, "start", "end")
 
 
 def block_key(block: Block) -> str:
@@ -82,12 +82,9 @@ def block_key(block: Block) -> str:
     return hashlib.sha256(pickle.dumps((_moved(text.pieces, -text.raw_start), text.raw_text), protocol=5)).hexdigest()
 
 
-def _moved(pieces: Sequence[Piece], d: int) -> tuple[Piece, ...]:
-    return tuple(p if d == 0 else replace(p, raw_start=p.raw_start + d, raw_end=p.raw_end + d) for p in pieces)
-
-
-def _moved_suggestions(suggestions: Sequence[Suggestion], d: int) -> tuple[Suggestion, ...]:
-    return tuple(sg if d == 0 else replace(sg, start=sg.start + d, end=sg.end + d) for sg in suggestions)
+def _moved(items: Sequence, d: int, start: str = "raw_start", end: str = "raw_end") -> tuple:
+    """Pieces (or, with their field names, suggestions) with their raw offsets moved by ``d``."""
+    return tuple(x if d == 0 else replace(x, **{start: getattr(x, start) + d, end: getattr(x, end) + d}) for x in items)
 
 
 def context_key(ctx: CleanContext) -> str:
@@ -118,8 +115,11 @@ def clean(layout: Layout, res: Resources) -> Layout:
     blocks = []
     for b in layout.blocks:
         ctx.suggestions = []
-        text, suggestions = _noted_block(b, ctx, known, views) if per_block else (clean_text(b.text, ctx), None)
-        blocks.append(replace(b, text=text, suggestions=tuple(ctx.suggestions) if suggestions is None else suggestions))
+        if per_block:
+            text, suggestions = _noted_block(b, ctx, known, views)
+        else:
+            text, suggestions = clean_text(b.text, ctx), tuple(ctx.suggestions)
+        blocks.append(replace(b, text=text, suggestions=suggestions))
     return replace(layout, blocks=tuple(blocks))
 
 
@@ -131,7 +131,7 @@ def _noted_block(b: Block, ctx: CleanContext, known: KnownBlocks | None, views: 
     if hit is not None:
         pieces, suggestions, reads = hit
         text = MappedText(b.text.raw, _moved(pieces, b.text.raw_start))
-        suggestions = _moved_suggestions(suggestions, b.text.raw_start)
+        suggestions = _moved(suggestions, b.text.raw_start, "start", "end")
         read_again(reads, views)
         views.kept += 1
     else:
