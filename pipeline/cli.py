@@ -126,8 +126,9 @@ def _timing(report, cache: Path) -> str:
     built = report.chapters - report.cached
     written = "the database was up to date" if report.up_to_date else "database written"
     kept = f" ({report.paragraphs_kept} of their paragraphs as cleaned before)" if report.paragraphs_kept else ""
+    pruned = f"; {report.pruned} old cache entries removed ({report.pruned_bytes / 1e6:.1f} MB)" if report.pruned else ""
     return (f"{t.get('total', 0.0):.1f} s, start-up {startup:.1f} s ({model}); {built} chapters processed{kept}, "
-            f"{report.cached} from the cache ({cache}); {written}")
+            f"{report.cached} from the cache ({cache}); {written}{pruned}")
 
 
 # `academie serve --edit` passes the plugin its corpus and token through these

@@ -281,6 +281,8 @@ class BuildReport:
     cached: int = 0  # chapters taken from the build's cache
     paragraphs_kept: int = 0  # of the chapters processed, paragraphs taken as the last build cleaned them
     up_to_date: bool = False  # every chapter from the cache, and the database already this build's: not written again
+    pruned: int = 0  # old entries the build removed from its cache (``ChapterCache.prune``)
+    pruned_bytes: int = 0  # … their size
     spacy: tuple[str, ...] | None = None  # the model's components loaded besides its tokenizer; None: not loaded
     times: dict[str, float] = field(default_factory=dict)  # stage → seconds (pipeline.build.StageTimes)
 

@@ -679,3 +679,78 @@ def test_an_edit_early_in_a_chapter_leaves_the_later_paragraphs_as_cleaned(tmp_p
     assert (again.cached, again.paragraphs_kept) == (2, 2)  # b.txt and c.txt; a.txt's second and third paragraphs
     assert cartez(db) == (99, 105, "cartez", "cartes")
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+
+def test_prune_keeps_the_live_entries_and_the_last_written_others_within_their_size(tmp_path):
+    """Live: the entries of each book last built (of any pipeline: corpora may share the
+    folder) and of each chapter file's last save. The others are kept newest first
+    while they fit in the live entries' bytes (315 here); the rest go, but never one
+    written after the build began."""
+    import json
+    import os
+
+    store = ChapterCache(tmp_path, "v")
+    now = 1_000_000.0
+
+    def entry(key: str, size: int, mtime: float, suffix: str = ".chapter") -> None:
+        path = tmp_path / key[:2] / f"{key}{suffix}"
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"x" * size)
+        os.utime(path, (mtime, mtime))
+
+    (tmp_path / "book-1.json").write_text(json.dumps({"version": "v", "entries": {"a.txt": "k1", "b.txt": "k2"}}))
+    (tmp_path / "book-2.json").write_text(json.dumps({"version": "w", "entries": {"a.txt": "k4"}}))
+    (tmp_path / "book-3.json").write_text("not a mark")
+    (tmp_path / "latest").mkdir()
+    (tmp_path / "latest" / "c").write_text("v k3")
+    (tmp_path / "latest" / "d").write_text("w k5")
+    entry("k1", 100, now - 50)
+    entry("k2", 100, now - 50)
+    entry("k2", 50, now - 50, ".paragraphs")
+    entry("k3", 50, now - 50)
+    entry("k4", 5, now - 90)
+    entry("k5", 10, now - 90)
+    entry("n1", 10, now + 5)  # written during the build: kept, and counted
+    entry("o1", 150, now - 10)
+    entry("o1", 50, now - 10, ".paragraphs")
+    entry("o2", 90, now - 20)
+    entry("o3", 20, now - 30)  # 15 bytes of room left: it goes …
+    entry("o4", 1, now - 40)  # … and the older with it
+
+    assert store.prune(set(), now) == (2, 21)
+    left = sorted(p.name for p in tmp_path.glob("??/*"))
+    assert left == ["k1.chapter", "k2.chapter", "k2.paragraphs", "k3.chapter", "k4.chapter", "k5.chapter",
+                    "n1.chapter", "o1.chapter", "o1.paragraphs", "o2.chapter"]
+    # that book's entries no longer live, what the build itself took is: 155 bytes of room,
+    # n1 (10) fits, o1 (200) does not, and k1 and k2, older, go with it
+    (tmp_path / "book-1.json").unlink()
+    assert store.prune({"o2"}, now + 10) == (3, 450)
+    assert sorted(p.stem for p in tmp_path.glob("??/*.chapter")) == ["k3", "k4", "k5", "n1", "o2"]
+
+
+@pytest.mark.slow  # four builds of three short chapters
+def test_a_change_of_the_pipeline_leaves_the_cache_within_twice_what_the_book_uses(tmp_path, monkeypatch):
+    """Three versions of the pipeline built in turn: the first's entries go when the
+    third's are written, the second's stay (as many bytes as the live ones), and a
+    build of the second again takes every chapter from the cache."""
+    corpus = _written(tmp_path, PARAGRAPHS)
+    db = tmp_path / "out" / "academie.db"
+    cache = db.parent / "cache"
+    for version in ("v1", "v2", "v3"):
+        monkeypatch.setattr(pipeline_build, "pipeline_version", lambda res, v=version: v)
+        report = build(corpus, db, res=Resources(corpus))
+        assert report.cached == 0
+    assert report.pruned == 3
+    assert report.pruned_bytes > 0
+    assert len(list(cache.glob("*/*.chapter"))) == 6
+    monkeypatch.setattr(pipeline_build, "pipeline_version", lambda res: "v2")
+    assert build(corpus, db, res=Resources(corpus)).cached == 3
+    # another corpus built into the same folder by another pipeline (a corpus's games
+    # list is part of the version): this book's entries are its last build's, and stay
+    (tmp_path / "o").mkdir()
+    other = _written(tmp_path / "o", {"d.txt": BOOK["b.txt"]})
+    monkeypatch.setattr(pipeline_build, "pipeline_version", lambda res: "w")
+    assert build(other, tmp_path / "other.db", res=Resources(other), cache=cache).pruned == 0
+    assert len(list(cache.glob("*/*.chapter"))) == 7  # v2's, v3's, and d.txt's
+    monkeypatch.setattr(pipeline_build, "pipeline_version", lambda res: "v2")
+    assert build(corpus, db, res=Resources(corpus)).cached == 3
