@@ -382,6 +382,10 @@ def test_the_next_word_calls_for_the_s_reading_even_printed_with_its_own_long_s(
     # a name inside a sentence is not two words; a capital opening one may be
     ("Le livre de Lepeintre des Roches est rare.", "Le livre de Lepeintre des Roches est rare."),
     ("Celuiqui joue le premier perd.", "Celui qui joue le premier perd."),
+    # the second half of a word the OCR parted is no two words: 'versaire' is not 'vers aire'
+    # ('aire' is common in French); the sentence joins it to its first half, or it stays
+    ("Il faut que l'ad versaire ne gagne pas.", "Il faut que l'adversaire ne gagne pas."),
+    ("Avant que l'ad-versaire ait marqué ses points.", "Avant que l'ad-versaire ait marqué ses points."),
 ])
 def test_words_run_together_are_parted_with_a_space_or_the_compound_s_hyphen(res, printed, expected):
     assert fixed(res, printed) == expected

@@ -506,7 +506,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     def part(x: str, least: float = js.part_zipf) -> bool:
         return x.lower() in small or (len(x) >= js.part_min_length and lex.best_zipf(x) >= least)
 
-    for m in _TOKEN.finditer(text):
+    tokens = list(_TOKEN.finditer(text))
+    for k, m in enumerate(tokens):
         word = m.group()
         compound = _lost_hyphen(text, m, lex)
         if compound is not None:
@@ -518,6 +519,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
         if word[0].isupper() and word[1:].islower() and not _opens_sentence(text, m.start()):
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre'
+        if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf):
+            continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
         parts = _parted(word, part, lambda a, b: a.lower() in small or b.lower() in small
                         or min(len(a), len(b)) >= js.both_min_length, lex.best_zipf, js.three_part_zipf)
         if parts is None:
@@ -531,6 +534,20 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         for a, b in zip(parts, parts[1:]):
             out += ("-" if lex.hyphen_joins(a, b) else " ") + b
         yield Edit(m.start(), m.end(), out, "clean.joined_words", ctx.settings.confidence.joined_words)
+
+
+def _joins_a_neighbour(text: str, tokens: list, k: int, lex, least: float) -> bool:
+    """Whether token k run together with the word before or after it, a space or a
+    hyphen apart (a line's end the print kept: 'l'ad-versaire'), is a word at least
+    ``least`` common."""
+    m = tokens[k]
+    before = tokens[k - 1] if k > 0 else None
+    after = tokens[k + 1] if k + 1 < len(tokens) else None
+    if before is not None and text[before.end():m.start()] in (" ", "-") and before.group().isalpha() \
+            and lex.best_zipf(before.group() + m.group()) >= least:
+        return True
+    return after is not None and text[m.end():after.start()] in (" ", "-") and after.group().isalpha() \
+        and lex.best_zipf(m.group() + after.group()) >= least
 
 
 def _parted(word: str, part: Callable[..., bool], pair: Callable[[str, str], bool],
