@@ -573,3 +573,29 @@ def test_a_period_spelling_whose_f_is_a_misread_long_s_is_weighed(res):
     lex = res.lexicon
     assert period_as_printed(lex, "foit", long_s=False) and not period_as_printed(lex, "foit", long_s=True)
     assert period_as_printed(lex, "avoit", long_s=True) and period_as_printed(lex, "foible", long_s=True)
+
+
+# misreadings and the words they were made from, with far and near pairs among them
+_PRINTS = ["tahle", "table", "rnoitié", "moitié", "carles", "cartes", "quiiue", "quinze", "fur", "sur", "de", "dé",
+           "atfparavant", "auparavant", "Tenclave", "l'enclave", "lour", "tour"]
+
+
+def test_a_cost_asked_within_a_limit_is_the_cost_or_inf_when_dearer():
+    """The search stops once every explanation costs more than the limit: what it
+    returns is then inf, and otherwise the cost searched to the end, whatever limit and
+    whatever the model remembers from earlier calls."""
+    import math
+
+    from pipeline.clean.correct import ChannelModel
+
+    exact = ChannelModel.default()
+    costs = {(p, w): exact.cost(p, w, False) for p in _PRINTS for w in _PRINTS}
+    assert costs["tahle", "table"] < 1.0 < costs["atfparavant", "table"]
+    limited = ChannelModel.default()
+    stopped = 0
+    for (p, w), cost in costs.items():
+        for limit in (0.0, 0.5, cost - 1e-6, cost, 2.6, math.inf):
+            got = limited.cost(p, w, False, limit)
+            assert got == (cost if cost <= limit else math.inf), (p, w, limit)
+            stopped += got == math.inf
+    assert stopped > 300

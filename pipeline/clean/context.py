@@ -35,7 +35,7 @@ from ..lexicon import Lexicon
 from .. import memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
-from .correct import Corrector, _cased, _lexicon_index, period_as_printed
+from .correct import _MARGIN, Corrector, _cased, _lexicon_index, period_as_printed
 from .sequence import BookSequence, normal
 from .settings import ContextSettings, SegmentationSettings
 
@@ -95,11 +95,13 @@ class ContextReader:
         memos.trim(*(memo for key, memo in shared.items() if key not in ("by_fold", "decided")),
                    *shared.get("decided", {}).values())
 
-    def _cost(self, printed: str, c: str) -> float:
-        cost = self.corrector.model.cost(printed, c, self.long_s)
+    def _cost(self, printed: str, c: str, limit: float = math.inf) -> float:
+        """The channel's cost of the reading, a length change of a short word added;
+        inf if above ``limit`` (``ChannelModel.cost``)."""
+        extra = 0.0
         if min(len(c), len(printed)) <= 3:
-            cost += self.corrector.settings.short_length_change * abs(len(c) - len(printed))
-        return cost
+            extra = self.corrector.settings.short_length_change * abs(len(c) - len(printed))
+        return self.corrector.model.cost(printed, c, self.long_s, limit - extra + _MARGIN) + extra
 
     def known_candidates(self, printed: str) -> list[tuple[str, float]]:
         """The words a known word may have been misread from, (word, cost): the common
@@ -137,7 +139,7 @@ class ContextReader:
                                * Levenshtein.distance(index.folded[c], folded), reverse=True)[:st.max_candidates]
             hit = []
             for c in cands:
-                cost = self._cost(printed, c)
+                cost = self._cost(printed, c, min(st.rival_max_cost, (index.zipf[c] - z + st.reach) / st.weight))
                 if cost <= st.rival_max_cost and index.zipf[c] - st.weight * cost >= z - st.reach:
                     hit.append((c, cost))
             self._candidates[printed] = hit
@@ -271,7 +273,9 @@ class ContextReader:
                 break
             if k >= st.max_candidates:
                 break  # the channel's cost is dear: the best fitting few only
-            cost = costs[c] if c in costs else self._cost(printed, c)
+            # (only the best two count: a reading dear enough to score below the second is not costed to the end)
+            cost = costs[c] if c in costs else self._cost(
+                printed, c, rival_cost if len(scored) < 2 else min(rival_cost, (fit - scored[1][0]) / st.weight))
             if cost > rival_cost:
                 continue
             scored.append((fit - st.weight * cost, c, cost))

@@ -38,6 +38,7 @@ from ..text import base_letter, fold_letters
 from .settings import CleanSettings, CorrectorSettings
 
 _INF = float("inf")
+_MARGIN = 1e-9  # a search stopped above a limit is stopped this far above it: no rounding decides
 # the keys a bucket of the index is recorded under (``CandidateIndex.buckets_of``)
 _EXACT, _DELETED, _ABOVE = "=", "-", ">"
 _ELIDABLE = frozenset("aeiouyhéèêëàâîïôûœAEIOUYHÉÈÊÀÂÎÔ")  # the letters an elided article comes before
@@ -116,7 +117,11 @@ class ChannelModel:
         self._multi_by_first: dict[str, list[tuple[str, str, float]]] = {}
         for a, b, c in self._multi:
             self._multi_by_first.setdefault(a[0], []).append((a, b, c))
+        # the most rows a confusion skips (glyphs read as one letter, two glyphs merged):
+        # every explanation passes through one of that many rows after the last searched
+        self._span = max([2, *(len(a) for a, _, _ in self._multi)])
         self._cost_cache: dict = {}
+        self._above_cache: dict = {}  # (printed, word, long_s) → a cost the search found it dearer than
         self._groups_cache: dict = {}
         self._word_cache: dict = {}
         self._sub_rows: dict[tuple[str, bool], _SubRow] = {}  # (glyph, long-s chapter) → letter → cost
@@ -198,8 +203,10 @@ class ChannelModel:
                     out.append(printed[:i] + z + printed[i + 2 :])
         return out
 
-    def cost(self, printed: str, word: str, long_s: bool) -> float:
-        return _channel_cost(self, printed, word, long_s)
+    def cost(self, printed: str, word: str, long_s: bool, limit: float = _INF) -> float:
+        """The channel cost of reading the print as the word; with a ``limit``, inf
+        for a cost above it (the search stops as soon as it is sure)."""
+        return _channel_cost(self, printed, word, long_s, limit)
 
     def delete_at(self, printed: str) -> list[float]:
         """The cost of dropping each glyph of a printed word (debris is cheap)."""
@@ -305,24 +312,36 @@ class ChannelModel:
         return steps[::-1]
 
 
-def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
+def _channel_cost(model: ChannelModel, printed: str, word: str, long_s: bool, limit: float = _INF) -> float:
     """Weighted edit distance from what the OCR printed to a word: the cheapest way to
     explain the print as the word misread, through the confusion table."""
     key = (printed, word, long_s)
     hit = model._cost_cache.get(key)
     if hit is not None:
-        return hit
-    result = _dp(model, printed, word, long_s)
+        return hit if hit <= limit else _INF
+    if limit < _INF:
+        above = model._above_cache.get(key)
+        if above is not None and above >= limit:
+            return _INF
+    result = _dp(model, printed, word, long_s, limit)
+    if result == _INF:  # (every print has a finite cost: inf is the search stopped above the limit)
+        if len(model._above_cache) > 300_000:
+            model._above_cache.clear()
+        model._above_cache[key] = max(limit, model._above_cache.get(key, limit))
+        return _INF
     if len(model._cost_cache) > 300_000:
         model._cost_cache.clear()
     model._cost_cache[key] = result
-    return result
+    return result if result <= limit else _INF
 
 
-def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
+def _dp(model: ChannelModel, printed: str, word: str, long_s: bool, limit: float = _INF) -> float:
     """The search itself: dp[i][j], the cheapest explanation of printed[:i] as
     word[:j], in a band around the diagonal. What depends on one word alone (its
-    confusions of several glyphs, merges, drops, insertions) is made once per word."""
+    confusions of several glyphs, merges, drops, insertions) is made once per word.
+    Inf as soon as every explanation costs more than ``limit``: each passes through
+    one of the ``_span`` rows after the last searched, and costs no less than the
+    cheapest of them (no step has a negative cost)."""
     n, m = len(printed), len(word)
     inf = _INF
     dp = [[inf] * (m + 1) for _ in range(n + 1)]
@@ -331,6 +350,7 @@ def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
     wins, wclass, inserted = model.word_info(word)
     inserts = model._inserts_by_first  # letters lost together, by their first letter
     sub_rows = model._sub_rows
+    span = model._span
     band = 3 + abs(n - m)
     for i in range(n + 1):
         row = dp[i]
@@ -389,6 +409,8 @@ def _dp(model: ChannelModel, printed: str, word: str, long_s: bool) -> float:
                 mc = merge.get(wclass[j])
                 if mc is not None and cur + mc < dp[i + 2][j + 1]:
                     dp[i + 2][j + 1] = cur + mc
+        if limit < inf and min(nxt) > limit and all(min(r) > limit for r in dp[i + 2 : i + 1 + span]):
+            return inf
     return dp[n][m]
 
 
@@ -706,7 +728,8 @@ class Corrector:
 
     def trim(self) -> None:
         """Its memos, its index's and its channel's kept to a size (pipeline/memos.py)."""
-        memos.trim(*self._memo.values(), self.index.folded, self.model._cost_cache, self.model._groups_cache,
+        memos.trim(*self._memo.values(), self.index.folded, self.model._cost_cache, self.model._above_cache,
+                   self.model._groups_cache,
                    self.model._word_cache)
         base = _lexicon_index(self.lexicon, self.model)
         memos.trim(base.folded)
@@ -824,9 +847,13 @@ class Corrector:
         for bound, c, prior_c in ranked[:20]:
             if len(scored) >= 2 and bound <= scored[1][0]:
                 break
-            cost = self.model.cost(printed, c, ctx.long_s)
-            if min(len(c), len(printed)) <= 3:
-                cost += s.short_length_change * abs(len(c) - len(printed))
+            extra = s.short_length_change * abs(len(c) - len(printed)) if min(len(c), len(printed)) <= 3 else 0.0
+            # only the best two count: a candidate dear enough to score below the second
+            # (its prior the highest it may be) is not costed to the end
+            limit = s.suggestion_max_cost
+            if len(scored) >= 2:
+                limit = min(limit, (prior_c - scored[1][0]) / s.weight)
+            cost = self.model.cost(printed, c, ctx.long_s, limit - extra + _MARGIN) + extra
             if cost > s.suggestion_max_cost:
                 continue
             if cost > s.term_max_cost and c in ctx.terms:
