@@ -81,6 +81,7 @@ hunspell:
 bench: $(VENV)/.installed-bench hunspell
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/clean.py
 	$(BIN)/python bench/peers.py
 	$(BIN)/python bench/hostile.py
 

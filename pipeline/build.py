@@ -93,10 +93,11 @@ def process_chapter(path: Path | RawChapter, res: Resources, times: StageTimes |
     return record
 
 
-def clean_file(path: Path, res: Resources) -> Layout:
-    """Any text file, read and cleaned as a chapter: its paragraphs, with what was done."""
-    stages = tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout", "clean"))
-    return process_chapter(path, res, stages=stages)
+def clean_file(path: Path, res: Resources, jobs: int = 1) -> Layout:
+    """Any text file, read and cleaned as a chapter: its paragraphs, with what was done;
+    with ``jobs``, its paragraphs cleaned in that many processes."""
+    stages = tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout"))
+    return clean(process_chapter(path, res, stages=stages), res, jobs)
 
 
 @dataclass

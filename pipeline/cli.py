@@ -294,7 +294,9 @@ def _outline_lines(items: list[dict]) -> list[str]:
 @click.option("--explain", is_flag=True, help="Print each edit: position, before → after, fix, confidence")
 @click.option("--corpus", "corpus", default=DEFAULT_CORPUS, show_default=True, type=click.Path(path_type=Path),
               help="Corpus whose games list and vocabulary inform the cleaning")
-def clean_command(file: Path, explain: bool, corpus: Path):
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Paragraphs cleaned in parallel, in this many processes")
+def clean_command(file: Path, explain: bool, corpus: Path, jobs: int):
     """Clean any text FILE: its paragraphs, one per line, on standard output."""
     from .build import clean_file
     from .records import InputError
@@ -302,7 +304,7 @@ def clean_command(file: Path, explain: bool, corpus: Path):
     from .text import line_col
 
     try:
-        lay = clean_file(file, Resources(corpus))
+        lay = clean_file(file, Resources(corpus), jobs)
     except InputError as exc:
         _fail(f"{file}: {exc.reason}", 2)  # the path as given, not only the file's name
     raw = lay.chapter.text

@@ -335,6 +335,27 @@ def test_clean_a_folder(tmp_path):
     assert proc.stderr == f"error: {tmp_path}: cannot read: Is a directory\n"
 
 
+@pytest.mark.slow  # two cleans of a chapter, one in three processes
+def test_clean_in_processes_prints_what_one_process_prints():
+    """The Whist chapter's paragraphs cleaned by three forked processes, each with
+    memos of its own: every line, edit and suggestion (with its position and
+    confidence) as one process prints them; article 13 among them, its number as the
+    OCR printed it ('i3.': the number is the segmenter's to read, not the cleaning's)."""
+    one = academie("clean", "--explain", CORPUS / WHIST_FILE)
+    three = academie("clean", "--explain", "-j", "3", CORPUS / WHIST_FILE)
+    assert (one.returncode, three.returncode) == (0, 0)
+    assert three.stdout == one.stdout
+    assert three.stderr == one.stderr
+    assert len(one.stdout.splitlines()) > 30 and len(one.stderr.splitlines()) > 100
+    assert any(line.startswith("i3. Personne ne doit prendre les cartes") for line in one.stdout.splitlines())
+
+
+def test_clean_jobs_must_be_one_or_more(tmp_path):
+    proc = academie("clean", "-j", "0", CORPUS / WHIST_FILE)
+    assert proc.returncode == 2
+    assert "Invalid value for '--jobs' / '-j': 0 is not in the range x>=1." in proc.stderr
+
+
 # -- how the process ends ----------------------------------------------------------------------
 
 def test_the_command_line_ends_with_its_exit_handlers_run_and_its_output_complete():

@@ -22,7 +22,7 @@ from .correct import OcrConfidence
 from .steps import STEPS, CleanContext, Step, Suggestion
 
 __all__ = ["KNOWN_BLOCKS", "STEPS", "CleanContext", "KnownBlocks", "Step", "Suggestion", "block_key", "chapter_context",
-           "clean", "clean_text", "context_key", "fix_and_explain"]
+           "clean", "clean_text", "context_key", "fix_and_explain", "in_processes"]
 
 
 def clean_text(text: MappedText, ctx: CleanContext, steps: Sequence[Step] = STEPS) -> MappedText:
@@ -94,7 +94,9 @@ def context_key(ctx: CleanContext) -> str:
     return hashlib.sha256(pickle.dumps((book.long_s, sorted(book.terms), book.term_bonus), protocol=5)).hexdigest()
 
 
-def clean(layout: Layout, res: Resources) -> Layout:
+def clean(layout: Layout, res: Resources, jobs: int = 1) -> Layout:
+    """Every paragraph of the layout cleaned; with ``jobs`` above 1, outside a build
+    (``academie clean -j``), in that many forked processes (``in_processes``)."""
     games = sorted({p.head_game for p in layout.pages if p.head_game})
     ctx = chapter_context(layout.chapter.text, res, layout.chapter.source_file, games)
     if layout.chapter.alto is not None:
@@ -112,15 +114,64 @@ def clean(layout: Layout, res: Resources) -> Layout:
         known = res.cached(KNOWN_BLOCKS, dict).get(layout.chapter.source_file)
         if known is not None and known.context != views.context[0]:
             known = None
+    done = None if per_block or jobs < 2 else in_processes(layout.blocks, ctx, jobs)
     blocks = []
-    for b in layout.blocks:
+    for k, b in enumerate(layout.blocks):
         ctx.suggestions = []
-        if per_block:
+        if done is not None:
+            text, suggestions = MappedText(b.text.raw, done[k][0]), done[k][1]
+        elif per_block:
             text, suggestions = _noted_block(b, ctx, known, views)
         else:
             text, suggestions = clean_text(b.text, ctx), tuple(ctx.suggestions)
         blocks.append(replace(b, text=text, suggestions=suggestions))
     return replace(layout, blocks=tuple(blocks))
+
+
+# what the forked processes clean: the paragraphs and their chapter's context, inherited, not sent
+_FORKED: list = []
+
+
+def in_processes(blocks: Sequence[Block], ctx: CleanContext, jobs: int) -> list[tuple] | None:
+    """Each paragraph's clean pieces and suggestions, the paragraphs parted in runs of
+    about equal length among ``jobs`` processes forked from this one (the lexicon and
+    the chapter's context shared, each process's memos its own: a paragraph is cleaned
+    as it is alone, so the text is the text cleaned in one process, tested); None where
+    processes cannot be forked or there is too little to share."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods() or len(blocks) < 2:
+        return None
+    runs = _runs([len(b.text.raw_text) for b in blocks], jobs * 4)  # a few runs each: the pool evens them out
+    _FORKED[:] = [blocks, ctx]
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=multiprocessing.get_context("fork")) as pool:
+            return [x for run in pool.map(_clean_run, runs) for x in run]
+    finally:
+        _FORKED.clear()
+
+
+def _runs(sizes: list[int], n: int) -> list[tuple[int, int]]:
+    """``sizes`` parted into at most n runs of consecutive items, each of about the same total."""
+    total, runs, start, acc = sum(sizes), [], 0, 0
+    for k, size in enumerate(sizes):
+        acc += size
+        if acc * n >= total * (len(runs) + 1) and k + 1 < len(sizes):
+            runs.append((start, k + 1))
+            start = k + 1
+    runs.append((start, len(sizes)))
+    return runs
+
+
+def _clean_run(run: tuple[int, int]) -> list[tuple[tuple[Piece, ...], tuple[Suggestion, ...]]]:
+    blocks, ctx = _FORKED
+    out = []
+    for b in blocks[run[0] : run[1]]:
+        ctx.suggestions = []
+        # (the pieces alone go back: each text's raw is the whole chapter's)
+        out.append((clean_text(b.text, ctx).pieces, tuple(ctx.suggestions)))
+    return out
 
 
 def _noted_block(b: Block, ctx: CleanContext, known: KnownBlocks | None, views: Views) -> tuple[MappedText, tuple]:

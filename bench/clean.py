@@ -1,0 +1,146 @@
+"""The cleaning's speed, against the targets of the correction engine's issue:
+`.venv/bin/python bench/clean.py [--runs N] [--chars N]`.
+
+The text is the engine's worst case: the first 250,000 characters (``--chars``) of
+the first 30 chapters of `bench/book.py`'s book, every OCR error a fresh one (no
+decision is made twice for the same misreading). Each figure is the median of
+``--runs`` rounds (default 3, after a warm-up round that is discarded), the
+commands of a round run one after the other so that the machine's drift touches
+them alike:
+
+- ``academie clean FILE`` as a whole process, start-up included (target: under 3 s);
+- the same with ``-j 2`` (its paragraphs in two forked processes);
+- ``academie clean`` of a one-line file: the start-up as users pay it;
+- the clean stage alone, cold, on one core: a fresh process loads its tables
+  (cleaning a line), reads and lays out the file, then cleans it (the book's counts
+  and every decision made afresh), timed apart (target: at least 100,000 characters
+  a second);
+- a reference loop of pure Python (the same work every time): the machine's speed at
+  the moment, since it varies by more than two to one from one hour to the next.
+
+It prints the figures against the targets, met or MISSED, and writes them to
+``bench/out/clean.json``. It asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from book import make_library  # noqa: E402
+from run import measure_wrapped, run_wrapped  # noqa: E402
+
+TARGET_STAGE_CPS = 100_000  # the clean stage, characters a second, cold, one core
+TARGET_PROCESS_S = 3.0  # `academie clean` of the 250 KB book, whole process
+
+# the clean stage alone, in a fresh process: reading and layout apart, then the clean
+STAGE = r"""
+import json, sys, time
+from pathlib import Path
+from pipeline.build import CHAPTER_STAGES, process_chapter
+from pipeline.clean import clean
+from pipeline.resources import Resources
+res = Resources(Path(sys.argv[2]))
+stages = tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout"))
+# a line cleaned first loads the tables (start-up, not cleaning); its book's counts are
+# its own, so no decision it makes is one the book's cleaning can take
+clean(process_chapter(Path(sys.argv[3]), res, stages=stages), res)
+lay = process_chapter(Path(sys.argv[1]), res, stages=stages)
+t = time.perf_counter()
+clean(lay, res)
+print(json.dumps({"clean_s": time.perf_counter() - t}))
+from pipeline.cli import end
+end(0)
+"""
+
+# the same pure-Python work every time: dict lookups, string slicing, float arithmetic
+REFERENCE = r"""
+import json, time
+t = time.perf_counter()
+table = {str(i): i * 0.5 for i in range(20_000)}
+total = 0.0
+for k in range(60):
+    for i in range(20_000):
+        s = str(i)
+        total += table.get(s[:-1] or s, 0.0) * 1.0001 + len(s[1:])
+print(json.dumps({"reference_s": time.perf_counter() - t}))
+"""
+
+
+def made_text(folder: Path, chars: int) -> Path:
+    make_library(folder / "book", 1, 30)
+    text = "".join(f.read_text(encoding="utf-8") for f in sorted((folder / "book").glob("b00_*.txt")))
+    if len(text) < chars:
+        raise SystemExit(f"the 30 chapters hold {len(text):,} characters, fewer than --chars {chars:,}")
+    path = folder / "book.txt"
+    path.write_text(text[:chars], encoding="utf-8")
+    return path
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--chars", type=int, default=250_000)
+    args = ap.parse_args()
+    academie = str(Path(sys.executable).parent / "academie")
+    corpus = str(ROOT / "corpus")
+    with tempfile.TemporaryDirectory() as tmp:
+        text = made_text(Path(tmp), args.chars)
+        one = Path(tmp) / "one.txt"
+        one.write_text("Le jeu.\n", encoding="utf-8")
+        got = measure_wrapped({
+            "reference": ([sys.executable, "-c", REFERENCE], None),
+            "one line": ([academie, "clean", str(one)], None),
+            "whole": ([academie, "clean", str(text)], None),
+            "whole -j 2": ([academie, "clean", "-j", "2", str(text)], None),
+        }, args.runs)
+        stage = []
+        for _ in range(args.runs):
+            r = run_wrapped([sys.executable, "-c", STAGE, str(text), corpus, str(one)])
+            if r["rc"] != 0:
+                raise SystemExit(f"the clean stage failed: {r['stderr'][-1500:]}")
+            stage.append(json.loads(r["stdout"].strip().splitlines()[-1])["clean_s"])
+    for name, r in got.items():
+        if r["rc"] != 0:
+            raise SystemExit(f"{name} failed (exit {r['rc']})")
+    reference = json.loads(got["reference"]["stdout"].splitlines()[-1])["reference_s"]
+    whole, parallel, startup = (got[k]["wall_s"] for k in ("whole", "whole -j 2", "one line"))
+    stage_s = statistics.median(stage)
+    cps = args.chars / stage_s
+    results = {
+        "date": time.strftime("%Y-%m-%d %H:%M"), "chars": args.chars, "runs": args.runs,
+        "reference_loop_s": reference, "startup_s": startup,
+        "whole_s": whole, "whole_runs_s": got["whole"]["wall_runs_s"], "whole_j2_s": parallel,
+        "stage_s": stage_s, "stage_runs_s": stage, "stage_chars_per_s": cps,
+        "peak_mb": got["whole"]["maxrss_mb"],
+        "targets": {"stage_chars_per_s": TARGET_STAGE_CPS, "whole_s": TARGET_PROCESS_S},
+    }
+    out = ROOT / "bench" / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "clean.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"academie clean on {args.chars:,} characters of bench/book.py's book, median of {args.runs} "
+          f"(the machine's reference loop {reference:.2f} s now)")
+    print(f"  clean stage, cold, one core: {stage_s:.2f} s, {cps:,.0f} characters a second  "
+          f"vs target ≥ {TARGET_STAGE_CPS:,}: {verdict(cps >= TARGET_STAGE_CPS)} ({cps / TARGET_STAGE_CPS:.2f}×)")
+    print(f"  whole process: {whole:.2f} s (start-up {startup:.2f} s, peak {got['whole']['maxrss_mb']:.0f} MB)  "
+          f"vs target < {TARGET_PROCESS_S:g} s: {verdict(whole < TARGET_PROCESS_S)}")
+    print(f"  whole process, -j 2: {parallel:.2f} s ({whole / parallel:.2f}× one process)")
+    print(f"figures in {out / 'clean.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
