@@ -215,6 +215,31 @@ SUB_ENV = dict(os.environ)
 SUB_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+# the same pure-Python work every time (dict lookups, string slicing, float arithmetic):
+# how fast the machine is at the moment, since its speed varies by more than two to
+# one from one hour to the next; figures of two runs compare through it
+REFERENCE = r"""
+import json, time
+t = time.perf_counter()
+table = {str(i): i * 0.5 for i in range(20_000)}
+total = 0.0
+for k in range(60):
+    for i in range(20_000):
+        s = str(i)
+        total += table.get(s[:-1] or s, 0.0) * 1.0001 + len(s[1:])
+print(json.dumps({"reference_s": time.perf_counter() - t}))
+"""
+
+
+def reference_loop(runs: int = 3) -> float:
+    """The reference loop's time in a fresh process, the median of ``runs``."""
+    times = []
+    for _ in range(runs):
+        p = subprocess.run([sys.executable, "-c", REFERENCE], capture_output=True, text=True, check=True)
+        times.append(json.loads(p.stdout)["reference_s"])
+    return statistics.median(times)
+
+
 def run_wrapped(argv: list[str], cwd: Path = ROOT) -> dict:
     p = subprocess.run([sys.executable, "-c", WRAPPER, *argv], cwd=cwd, env=SUB_ENV, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, check=True)
