@@ -17,9 +17,8 @@ them alike:
   a second);
 - a reference loop of pure Python (the same work every time, ``run.REFERENCE``): the
   machine's speed at the moment, since it varies by more than two to one from one
-  hour to the next; the clean stage's time is printed in those loops too, which two
-  runs of different hours compare by (5.27 s and 0.45 s, 7.64 s and 0.65 s: 11.7
-  loops both).
+  hour to the next; the clean stage's time is printed in those loops too, which
+  vary much less between two runs of different hours (bench/README.md).
 
 It prints the figures against the targets, met or MISSED, and writes them to
 ``bench/out/clean.json``. It asserts nothing.
