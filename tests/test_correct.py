@@ -599,3 +599,27 @@ def test_a_cost_asked_within_a_limit_is_the_cost_or_inf_when_dearer():
             assert got == (cost if cost <= limit else math.inf), (p, w, limit)
             stopped += got == math.inf
     assert stopped > 300
+
+
+def test_the_compiled_search_costs_every_pair_as_the_python_search_does():
+    """setup.py compiles the channel's search (pipeline/clean/_search.pyx) at install;
+    it must give the costs of ``correct._dp`` to the last bit, within every limit, on
+    the pairs above and on every word of a sentence against every other."""
+    import math
+
+    from pipeline.clean import correct
+
+    assert correct._search is not None, "the compiled search was not built: run make install (a C compiler is needed)"
+    assert correct._SEARCH is correct._compiled_search
+    model = correct.ChannelModel.default()
+    words = _PRINTS + "Le joueur qui a fait la vole paye le double, fi la carte eft tournée".split()
+    checked = 0
+    for long_s in (False, True):
+        for p in words:
+            for w in words:
+                exact = correct._dp(model, p, w, long_s)
+                assert correct._compiled_search(model, p, w, long_s) == exact, (p, w, long_s)
+                for limit in (0.0, 0.5, exact - 1e-6, exact, 2.6, math.inf):
+                    assert correct._compiled_search(model, p, w, long_s, limit) == correct._dp(model, p, w, long_s, limit)
+                    checked += 1
+    assert checked == 2 * len(words) ** 2 * 6

@@ -1,0 +1,100 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# The channel's search (pipeline/clean/correct.py: _dp) compiled by Cython at install
+# (setup.py, an optional extension): correct.py uses it when built, its own _dp when not;
+# tests/test_correct.py checks that the two cost every pair alike. Change both together.
+from libc.stdlib cimport malloc, free
+from libc.math cimport INFINITY
+
+def dp(model, str printed, str word, bint long_s, double limit, subrow_cls):
+    """``correct._dp``, compiled: the same steps in the same order (so the same sums,
+    to the last bit), the table a C array. ``subrow_cls``: ``correct._SubRow``."""
+    cdef Py_ssize_t n = len(printed), m = len(word)
+    cdef Py_ssize_t W = m + 1
+    cdef double* d = <double*> malloc((n + 1) * W * sizeof(double))
+    cdef double* drops_c = <double*> malloc((n + 1) * sizeof(double))
+    cdef double* wins_c = <double*> malloc((m + 1) * sizeof(double))
+    cdef Py_ssize_t i, j, jj, lo, hi, band, span, r, la
+    cdef double cur, v, c, pc, mc, drop, best
+    cdef bint inserted
+    try:
+        for i in range((n + 1) * W):
+            d[i] = INFINITY
+        d[0] = 0.0
+        groups, merges, drops = model.printed_info(printed)[:3]
+        wins, wclass, inserted = model.word_info(word)
+        for i in range(n):
+            drops_c[i] = drops[i]
+        for j in range(m):
+            wins_c[j] = wins[j]
+        inserts = model._inserts_by_first
+        sub_rows = model._sub_rows
+        span = model._span
+        band = 3 + (n - m if n > m else m - n)
+        for i in range(n + 1):
+            lo = i - band if i > band else 0
+            hi = i + band if i + band < m else m
+            if i == n:
+                for j in range(lo, hi):
+                    cur = d[i * W + j]
+                    if cur != INFINITY:
+                        v = cur + wins_c[j]
+                        if v < d[i * W + j + 1]:
+                            d[i * W + j + 1] = v
+                        for target, c in inserts.get(word[j], ()):
+                            if word.startswith(target, j):
+                                jj = j + len(target)
+                                if jj <= m and cur + c < d[i * W + jj]:
+                                    d[i * W + jj] = cur + c
+                break
+            a = printed[i]
+            drop = drops_c[i]
+            merge = merges[i]
+            group = groups[i]
+            sub = sub_rows.get((a, long_s))
+            if sub is None:
+                sub = sub_rows[(a, long_s)] = subrow_cls(model, a, long_s)
+            for j in range(lo, hi + 1):
+                cur = d[i * W + j]
+                if cur == INFINITY:
+                    continue
+                v = cur + drop
+                if v < d[(i + 1) * W + j]:
+                    d[(i + 1) * W + j] = v
+                if j == m:
+                    continue
+                v = cur + wins_c[j]
+                if v < d[i * W + j + 1]:
+                    d[i * W + j + 1] = v
+                b = word[j]
+                if inserted and b in inserts:
+                    for target, c in inserts[b]:
+                        if word.startswith(target, j):
+                            jj = j + len(target)
+                            if jj <= m and cur + c < d[i * W + jj]:
+                                d[i * W + jj] = cur + c
+                v = cur + <double> sub[b]
+                if v < d[(i + 1) * W + j + 1]:
+                    d[(i + 1) * W + j + 1] = v
+                if group:
+                    for la, target, pc in group:
+                        if word.startswith(target, j):
+                            jj = j + len(target)
+                            if cur + pc < d[(i + la) * W + jj]:
+                                d[(i + la) * W + jj] = cur + pc
+                if merge is not None:
+                    mcv = merge.get(wclass[j])
+                    if mcv is not None:
+                        mc = mcv
+                        if cur + mc < d[(i + 2) * W + j + 1]:
+                            d[(i + 2) * W + j + 1] = cur + mc
+            if limit < INFINITY:
+                best = INFINITY
+                for r in range(i + 1, min(i + 1 + span, n + 1)):
+                    for j in range(W):
+                        if d[r * W + j] < best:
+                            best = d[r * W + j]
+                if best > limit:
+                    return INFINITY
+        return d[n * W + m]
+    finally:
+        free(d); free(drops_c); free(wins_c)
