@@ -16,6 +16,9 @@ def dp(model, str printed, str word, bint long_s, double limit, subrow_cls):
     cdef Py_ssize_t i, j, jj, lo, hi, band, span, r, la
     cdef double cur, v, c, pc, mc, drop, best
     cdef bint inserted
+    if d == NULL or drops_c == NULL or wins_c == NULL:
+        free(d); free(drops_c); free(wins_c)
+        raise MemoryError()
     try:
         for i in range((n + 1) * W):
             d[i] = INFINITY
