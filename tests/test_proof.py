@@ -178,8 +178,15 @@ def _writer(args: tuple[str, int]) -> None:
 @pytest.mark.slow  # processes
 def test_concurrent_writers_lose_nothing(tmp_path):
     path = tmp_path / "proofs" / "boston.jsonl"
-    with multiprocessing.get_context("fork").Pool(4) as pool:
+    pool = multiprocessing.get_context("fork").Pool(4)
+    try:
         pool.map(_writer, [(str(path), k) for k in range(60)])
+    finally:
+        # closed and joined, not terminated (as the pool's ``with`` does): a worker killed
+        # while it held the task queue's lock left the others waiting on it, and the test
+        # hung once in 2026-12-02's third fresh clone
+        pool.close()
+        pool.join()
     assert sorted(d.reading for d in load(path)) == sorted(f"r{k}" for k in range(60))
 
 
