@@ -80,7 +80,8 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, cache: Path 
 
     err = Console(stderr=True)
     # a terminated build unwinds like an interrupted one: its temporary file is removed
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    # (the handler before it given back after: a caller's own, and processes it forks later, keep theirs)
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         total = len(chapter_files(corpus)) if corpus.is_dir() else 0
         with Progress(TextColumn("[bold]building"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
@@ -92,6 +93,9 @@ def build(corpus: Path, db: Path, jobs: int, max_chapter_size: int, cache: Path 
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    finally:
+        if previous is not None:  # (None: a handler not set from Python, which cannot be set back)
+            signal.signal(signal.SIGTERM, previous)
     for d in report.diagnostics:
         if d.level == "error" or (not quiet and d.level == "warning"):
             click.echo(str(d), err=True)

@@ -408,6 +408,21 @@ def test_sigkill_while_reading_chapters_leaves_the_old_database(good_db, small_c
     assert sorted(p.name for p in db.parent.iterdir()) == ["academie.db"]
 
 
+def test_a_build_run_in_a_process_of_its_caller_gives_back_the_terminate_handler(small_corpus, tmp_path):
+    """`academie build` unwinds on SIGTERM through a handler of its own while it builds;
+    called in a process that goes on (a test, a program using the CLI), it sets back the
+    one it found: processes forked later (a pool the caller terminates) keep the default,
+    which ends them, and do not unwind as if they were the build."""
+    from click.testing import CliRunner
+
+    from pipeline.cli import cli
+
+    before = signal.getsignal(signal.SIGTERM)
+    result = CliRunner().invoke(cli, ["build", "-q", "--corpus", str(small_corpus), "--db", str(tmp_path / "a.db")])
+    assert result.exit_code == 0, result.output
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
 @pytest.mark.parametrize("point", ["writing", "written"])
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_kill_while_publishing_leaves_the_old_database(good_db, small_corpus, res, sig, point):
