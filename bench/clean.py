@@ -48,21 +48,21 @@ TARGET_PROCESS_S = 3.0  # `academie clean` of the 250 KB book, whole process
 STAGE = r"""
 import json, sys, time
 from pathlib import Path
-from pipeline.build import CHAPTER_STAGES, process_chapter
+from pipeline.build import laid_out
 from pipeline.clean import clean
 from pipeline.resources import Resources
 res = Resources(Path(sys.argv[2]))
-stages = tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout"))
 # a line cleaned first loads the tables (start-up, not cleaning); its book's counts are
 # its own, so no decision it makes is one the book's cleaning can take
-clean(process_chapter(Path(sys.argv[3]), res, stages=stages), res)
-lay = process_chapter(Path(sys.argv[1]), res, stages=stages)
+clean(laid_out(Path(sys.argv[3]), res), res)
+lay = laid_out(Path(sys.argv[1]), res)
 t = time.perf_counter()
 clean(lay, res)
 print(json.dumps({"clean_s": time.perf_counter() - t}))
 from pipeline.cli import end
 end(0)
 """
+
 
 def made_text(folder: Path, chars: int) -> Path:
     make_library(folder / "book", 1, 30)

@@ -93,11 +93,15 @@ def process_chapter(path: Path | RawChapter, res: Resources, times: StageTimes |
     return record
 
 
+def laid_out(path: Path, res: Resources) -> Layout:
+    """Any text file, read and laid out as a chapter, not yet cleaned."""
+    return process_chapter(path, res, stages=tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout")))
+
+
 def clean_file(path: Path, res: Resources, jobs: int = 1) -> Layout:
     """Any text file, read and cleaned as a chapter: its paragraphs, with what was done;
     with ``jobs``, its paragraphs cleaned in that many processes."""
-    stages = tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout"))
-    return clean(process_chapter(path, res, stages=stages), res, jobs)
+    return clean(laid_out(path, res), res, jobs)
 
 
 @dataclass

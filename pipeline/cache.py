@@ -388,4 +388,3 @@ def _report_of(data: dict) -> BuildReport:
     diagnostics = [Diagnostic(**d) for d in data.pop("diagnostics")]
     # marked only when every chapter read was processed: each is one of the database's
     return BuildReport(**data, diagnostics=diagnostics, cached=data["chapters"], up_to_date=True)
-

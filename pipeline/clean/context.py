@@ -35,7 +35,7 @@ from ..lexicon import Lexicon
 from .. import memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
-from .correct import _MARGIN, Corrector, _cased, _lexicon_index, period_as_printed
+from .correct import Corrector, _cased, _lexicon_index, period_as_printed
 from .sequence import BookSequence, normal
 from .settings import ContextSettings, SegmentationSettings
 
@@ -96,12 +96,7 @@ class ContextReader:
                    *shared.get("decided", {}).values())
 
     def _cost(self, printed: str, c: str, limit: float = math.inf) -> float:
-        """The channel's cost of the reading, a length change of a short word added;
-        inf if above ``limit`` (``ChannelModel.cost``)."""
-        extra = 0.0
-        if min(len(c), len(printed)) <= 3:
-            extra = self.corrector.settings.short_length_change * abs(len(c) - len(printed))
-        return self.corrector.model.cost(printed, c, self.long_s, limit - extra + _MARGIN) + extra
+        return self.corrector.reading_cost(printed, c, self.long_s, limit)
 
     def known_candidates(self, printed: str) -> list[tuple[str, float]]:
         """The words a known word may have been misread from, (word, cost): the common

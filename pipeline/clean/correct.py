@@ -839,6 +839,13 @@ class Corrector:
         cands.discard(lower)
         return cands
 
+    def reading_cost(self, printed: str, c: str, long_s: bool, limit: float = _INF) -> float:
+        """The channel's cost of reading the print as c, a change of length of a short
+        word added; inf if above ``limit`` (``ChannelModel.cost``)."""
+        s = self.settings
+        extra = s.short_length_change * abs(len(c) - len(printed)) if min(len(c), len(printed)) <= 3 else 0.0
+        return self.model.cost(printed, c, long_s, limit - extra + _MARGIN) + extra
+
     def _scored(self, printed: str, cands: set[str], ctx: BookContext, known: bool) -> list[tuple[float, float, str]]:
         """(score, cost, candidate), best first: prior − weight × channel cost."""
         s = self.settings
@@ -863,13 +870,12 @@ class Corrector:
         for bound, c, prior_c in ranked[:20]:
             if len(scored) >= 2 and bound <= scored[1][0]:
                 break
-            extra = s.short_length_change * abs(len(c) - len(printed)) if min(len(c), len(printed)) <= 3 else 0.0
             # only the best two count: a candidate dear enough to score below the second
             # (its prior the highest it may be) is not costed to the end
             limit = s.suggestion_max_cost
             if len(scored) >= 2:
                 limit = min(limit, (prior_c - scored[1][0]) / s.weight)
-            cost = self.model.cost(printed, c, ctx.long_s, limit - extra + _MARGIN) + extra
+            cost = self.reading_cost(printed, c, ctx.long_s, limit)
             if cost > s.suggestion_max_cost:
                 continue
             if cost > s.term_max_cost and c in ctx.terms:
