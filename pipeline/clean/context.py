@@ -90,9 +90,9 @@ class ContextReader:
     @staticmethod
     def trim(index) -> None:
         """The memos the readers of an index share kept to a size (pipeline/memos.py)."""
-        # (not the index's words by their folded letters: a table made once, not a memo)
+        # (not the tables made once, not memos: the index's words by their folded letters, those alone there)
         shared = _SHARED.get(index, {})
-        memos.trim(*(memo for key, memo in shared.items() if key not in ("by_fold", "decided")),
+        memos.trim(*(memo for key, memo in shared.items() if key not in ("by_fold", "alone", "decided")),
                    *shared.get("decided", {}).values())
 
     def _cost(self, printed: str, c: str, limit: float = math.inf) -> float:
@@ -125,7 +125,7 @@ class ContextReader:
                         cands.add(c)
             # (sorted: which of two as frequent is kept, and in what order they are weighed,
             # must not hang on the order of a set, which changes with the process's hash seed)
-            cands = [c for c in _commonest_spellings(sorted(cands), index, self.sequence.model.alias)
+            cands = [c for c in _commonest_spellings(sorted(cands), index, self.sequence.model.alias, self._alone())
                      if c != lower and index.folded[c] != folded]  # accents alone: period spelling
             # the channel's cost is dear to compute: only for the likeliest few, ranked
             # by frequency less a cost per letter changed
@@ -201,7 +201,8 @@ class ContextReader:
             near = process.extract(folded, folded_followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
             cands |= {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
         cands.discard(lower)
-        hit = self._unknown[key] = [c for c in _commonest_spellings(sorted(cands), index, self.sequence.model.alias)
+        hit = self._unknown[key] = [c for c in _commonest_spellings(sorted(cands), index, self.sequence.model.alias,
+                                                                    self._alone())
                                     if index.folded[c] != folded]
         return hit
 
@@ -553,6 +554,13 @@ class ContextReader:
             by_fold = self._shared["by_fold"] = _by_fold(self.index, self.settings.min_zipf)
         return by_fold
 
+    def _alone(self) -> frozenset[str]:
+        """The words of ``_by_fold`` no other is spelt like but for accents."""
+        alone = self._shared.get("alone")
+        if alone is None:
+            alone = self._shared["alone"] = frozenset(g[0] for g in self._by_fold().values() if len(g) == 1)
+        return alone
+
 
 _UNSEEN = object()
 
@@ -592,15 +600,30 @@ def _normal(word: str) -> str:
     return normal(word)
 
 
-def _commonest_spellings(cands, index, alias) -> list[str]:
+def _commonest_spellings(cands, index, alias, alone: frozenset[str] = frozenset()) -> list[str]:
     """Of candidates the sequence model counts as one word ('être', and 'etre', which
     the Littré does not print), the commonest: a change of accents is not the
-    sentence's to decide."""
+    sentence's to decide. ``alone``: words no other word of the index is spelt like
+    but for accents (``_alone``), each kept where it stands without a look at the rest."""
     groups: dict[str, list[str]] = {}
+    placed: list = []  # each word alone, or the group of its spelling at its first word's place
+    folded = index.folded
     for c in cands:
-        groups.setdefault(index.folded[c], []).append(c)
+        if c in alone:
+            placed.append(c)
+            continue
+        f = folded[c]
+        group = groups.get(f)
+        if group is None:
+            group = groups[f] = [c]
+            placed.append(group)
+        else:
+            group.append(c)
     out = []
-    for group in groups.values():
+    for group in placed:
+        if type(group) is str:
+            out.append(group)
+            continue
         if len(group) == 1:
             out.extend(group)
             continue

@@ -18,6 +18,7 @@ the threshold nothing changes, and the best candidate is kept as a suggestion.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 import statistics
 from collections import Counter
@@ -771,6 +772,9 @@ class Corrector:
         zipf, lexicon_zipf = self.index.zipf.get, self.lexicon.zipf
         count, terms, bonus_of = ctx.counts.get, ctx.terms, s.book_weight
         cap, book_cap, term_bonus = s.prior_cap, s.book_cap, ctx.term_bonus
+        # the terms a decision asks about, recorded (``_TermsAsked``), read here without a call each
+        asked, asked_of, term_set = (terms.asked, terms.asked.get, terms.terms) if type(terms) is _TermsAsked \
+            else (None, None, terms)
         out = []
         for word in words:
             z = zipf(word)
@@ -781,7 +785,13 @@ class Corrector:
                 continue
             low = word if word.islower() else word.lower()
             bonus = bonus_of * _LOG2[min(count(low, 0), _LOG2_MAX)]
-            if low in terms:
+            if asked is None:
+                is_term = low in term_set
+            else:
+                is_term = asked_of(low)
+                if is_term is None:
+                    is_term = asked[low] = low in term_set
+            if is_term:
                 z += term_bonus
             out.append(min(z, cap) + min(bonus, book_cap) if capped else z + bonus)
         return out
@@ -865,9 +875,10 @@ class Corrector:
         words = [words[k] for _, _, k in near]
         priors = self.priors(words, ctx, capped=not known)
         bounds = [p - cheapest * d for p, (_, d, _) in zip(priors, near)]
-        ranked = sorted(zip(bounds, words, priors), reverse=True)
+        # (the 20 of highest bound as a sort would rank them, without sorting hundreds)
+        ranked = heapq.nlargest(20, zip(bounds, words, priors))
         scored: list[tuple[float, float, str]] = []
-        for bound, c, prior_c in ranked[:20]:
+        for bound, c, prior_c in ranked:
             if len(scored) >= 2 and bound <= scored[1][0]:
                 break
             # only the best two count: a candidate dear enough to score below the second
