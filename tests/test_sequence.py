@@ -106,8 +106,12 @@ def test_the_fits_of_a_word_s_candidates_together_are_their_fits_one_by_one():
                                              min_count=3))
 
     words = ["carte", "cartes", "couleur", "zzz", "la", "."]  # Littré pairs, book pairs, an unknown word
+    # an unknown word's hundreds of candidates, made on arrays, to the last bit as one by one
+    many = words * (sequence._BATCH // len(words) + 1) + ["carté", "zzy"]
+    assert len(many) > sequence._BATCH
     for prev, nxt in [("la", "basse"), ("de", "haute"), ("zzz", "."), (".", "la")]:
         assert book().fits(prev, words, nxt) == [book().around(prev, w, nxt) for w in words]
+        assert book().fits(prev, many, nxt) == [book().around(prev, w, nxt) for w in many]
     # the book's pair 'carte basse', printed thrice, makes 'carte' fit after 'la' best
     fits = book().fits("la", words, "basse")
     assert max(zip(fits, words))[1] == "carte"

@@ -605,20 +605,22 @@ class CandidateIndex:
     def _near(self, printed: str) -> set[str]:
         out: set[str] = set()
         exact, deletes = self.exact, self.deletes
-        keys = set()
+        skeletons = set()
         for reading in (printed, *self.model.merged_readings(printed)):
-            keys |= self.model.skeletons(reading)
+            skeletons |= self.model.skeletons(reading)
+        # the skeletons and, for one edit of any kind besides the confusions within
+        # glyph classes, each skeleton less each glyph: each key looked up in both
+        # tables once (the skeletons of a word's readings share most of theirs)
+        keys = set(skeletons)
+        for sk in skeletons:
+            keys.update(sk[:k] + sk[k + 1 :] for k in range(len(sk)))
         seen = self.consulted
-        for sk in keys:
-            # the skeleton and, for one edit of any kind besides the confusions within
-            # glyph classes, the skeleton less each glyph: each looked up in both tables
-            for key in (sk, *(sk[:k] + sk[k + 1 :] for k in range(len(sk)))):
-                out.update(exact.get(key, ()))
-                out.update(deletes.get(key, ()))
-                if seen is not None:
-                    seen.get(_EXACT + key)
-                    seen.get(_DELETED + key)
-        return out
+        if seen is not None:
+            for key in keys:
+                seen.get(_EXACT + key)
+                seen.get(_DELETED + key)
+        # (in one call: a word has a hundred keys, most of them empty)
+        return out.union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
 
     def for_model(self, model: ChannelModel) -> "CandidateIndex":
         """This index with another channel model of the same skeleton (a learned one),

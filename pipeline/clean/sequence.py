@@ -68,6 +68,7 @@ NUMBER = "<n>"
 _ROUNDING = 1e-9
 BOOK_TOTAL = 1_000_000  # the book's counts' total without the Littré: a long book's words
 _SHIFT = 21  # a pair is one integer: first word's id << _SHIFT | second word's id
+_BATCH = 48  # a word's candidates more than this many: their probabilities after one word made on arrays
 # letters without their accents, for tokens the Littré spells with others
 _ACCENTS = str.maketrans({c: unicodedata.normalize("NFD", c)[0] for c in map(chr, range(0xC0, 0x250))
                           if unicodedata.normalize("NFD", c)[0] != c and unicodedata.normalize("NFD", c)[0].isascii()})
@@ -304,10 +305,12 @@ class SequenceModel:
         if not len(pairs):
             memo.update(dict.fromkeys(keys, 0))
             return
-        wanted = np.array(keys, dtype=np.int64)
+        # sorted, the keys are found in one sweep of the millions of pairs (numpy's search
+        # starts each where the last ended), not each from the top, out of the cache
+        wanted = np.sort(np.array(keys, dtype=np.int64))
         at = np.minimum(pairs.searchsorted(wanted), len(pairs) - 1)
         found = np.where(pairs[at] == wanted, self.counts.pair_counts[at], 0)
-        memo.update(zip(keys, found.tolist()))
+        memo.update(zip(wanted.tolist(), found.tolist()))
 
     def pair(self, v: str, w: str) -> int:
         """How often the Littré prints w after v (memoised for the process)."""
@@ -560,17 +563,48 @@ class BookSequence:
         m.prefetch(keys)
         memo, after, unigrams = self._memo, self._after, self._unigram
         before = self._histories.get((prev, 0)) or self._history(prev, 0)
-        out = []
-        for w in words:
-            key = (prev, w, 0)
-            a = memo.get(key)
-            if a is None:
-                a = memo[key] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
-            out.append(a)
+        if len(words) > _BATCH:
+            out = self._batch_after(prev, words, before)
+        else:
+            out = []
+            for w in words:
+                key = (prev, w, 0)
+                a = memo.get(key)
+                if a is None:
+                    a = memo[key] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
+                out.append(a)
         if _OPEN and self._names:
             for w in words:  # each made or taken from the memo: all as if read afresh
                 self._noted(prev, w, before)
         return out
+
+    def _batch_after(self, v: str, words: list[str], history: tuple) -> list[float]:
+        """``_after(v, w, …)`` of each of many words (an unknown word's hundreds of
+        candidates), the formula's arithmetic on arrays: the same operations in the
+        same order, each rounded as Python rounds it, and the logarithm Python's
+        (``math.log10``), so that every value is ``_after``'s to the last bit. Not
+        memoised: a word's candidates after one word are seldom asked for again.
+        The pairs' Littré counts are ``prefetch``'s."""
+        m = self.model
+        unigrams, unigram = self._unigram, self.unigram
+        p = np.array([unigrams.get(w) or unigram(w) for w in words])
+        i, h, pooled, pair_weight, unigram_weight = history
+        if h > 0:
+            id_of, pair_of = m._id_of, m._pair_of
+            if i is None:
+                pc = np.zeros(len(words))
+            else:
+                base = i << _SHIFT
+                pc = np.array([0 if j is None else pair_of[base | j] for j in map(id_of.__getitem__, words)],
+                              dtype=np.int64)
+            if pooled:
+                b = 0
+            else:
+                pairs, least = self.book.pairs, self.book.min_count
+                b = np.array([pairs.get((v, w), 0) for w in words], dtype=np.int64)
+                b[b < least] = 0
+            p = (np.maximum(pc - self._discount, 0.0) + pair_weight * b + unigram_weight * p) / h
+        return list(map(math.log10, np.maximum(p, self._floor).tolist()))
 
     def _second(self, nxt: str) -> Callable[[str], float]:
         """log10 P(nxt | w) as a function of w (memoised as ``logp``)."""
