@@ -58,7 +58,7 @@ class BookMemo(dict):
     def kept(self, entry):
         """A decision and its reads (``resources.Noted``) as this memo keeps them, counted."""
         keys = self._keys
-        entry.reads = tuple([keys.setdefault(read, read) for read in entry.reads])
+        entry.reads = tuple(map(keys.setdefault, entry.reads, entry.reads))
         self.reads += len(entry.reads)
         return entry
 

@@ -17,7 +17,7 @@ from pipeline.clean.book import BOOK_BUCKETS, book_delta, book_evidence, book_ma
 from pipeline.corpus import chapter_files
 from pipeline.ingest import ingest
 from pipeline.records import BuildReport, Diagnostic, RawChapter
-from pipeline.resources import Consulted, Evidence, Resources, Views
+from pipeline.resources import Consulted, Evidence, Resources, Views, remembered
 from tests.helpers import CORPUS, assert_same_database
 
 CHANGED = "003_f61ce87bf6c7524e.txt"
@@ -335,6 +335,23 @@ def test_what_a_chapter_consulted_holds_while_each_value_read_is_the_same():
     assert Consulted.holds(view.read, counts | {"de": 41})  # not read
     max(view.values())
     assert not Consulted.holds(view.read, counts | {"de": 41})  # read now: the largest count
+
+
+def test_many_keys_read_at_once_are_recorded_as_read_one_by_one():
+    """``Consulted.get_many``: what an unknown word's hundreds of candidates look up at once."""
+    counts = {"piquet": 3, "de": 40, "robre": 2}
+    one, many = Consulted(counts, "counts"), Consulted(counts, "counts")
+    memo: dict = {}
+    keys = ["robre", "hombre", "piquet", "robre"]
+    alone = remembered(memo, "one", lambda: [one.get(k, 0) for k in keys], {"counts": one})
+    together = remembered(memo, "many", lambda: many.get_many(keys, 0), {"counts": many})
+    assert together == alone == [2, 0, 3, 2]
+    assert list(many.read.items()) == list(one.read.items()) == [("robre", 2), ("hombre", None), ("piquet", 3)]
+    # the computation under way notes them alike: another chapter taking the decision reads them again
+    again = Consulted(counts, "counts")
+    assert remembered(memo, "many", lambda: [], {"counts": again}) == [2, 0, 3, 2]
+    assert set(again.read.items()) == set(one.read.items())
+    assert many.get_many([]) == [] and many.get_many(["de"]) == [40]
 
 
 def test_evidence_keeps_the_keys_read_and_holds_as_the_lookups_did():

@@ -616,9 +616,7 @@ class CandidateIndex:
             keys.update(sk[:k] + sk[k + 1 :] for k in range(len(sk)))
         seen = self.consulted
         if seen is not None:
-            for key in keys:
-                seen.get(_EXACT + key)
-                seen.get(_DELETED + key)
+            seen.get_many([x for key in keys for x in (_EXACT + key, _DELETED + key)])
         # (in one call: a word has a hundred keys, most of them empty)
         return out.union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
 
@@ -777,16 +775,19 @@ class Corrector:
         # the terms a decision asks about, recorded (``_TermsAsked``), read here without a call each
         asked, asked_of, term_set = (terms.asked, terms.asked.get, terms.terms) if type(terms) is _TermsAsked \
             else (None, None, terms)
+        words = words if isinstance(words, (list, tuple)) else list(words)
+        zs = [z if z is not None else lexicon_zipf(w) for z, w in zip(map(zipf, words), words)]
+        counted = None
+        if isinstance(ctx.counts, Consulted):
+            # the book's counts of the words read at once, each read recorded as one by one
+            counted = iter(ctx.counts.get_many([w if w.islower() else w.lower() for w, z in zip(words, zs) if z > 0], 0))
         out = []
-        for word in words:
-            z = zipf(word)
-            if z is None:
-                z = lexicon_zipf(word)
+        for word, z in zip(words, zs):
             if z <= 0:
                 out.append(0.0)
                 continue
             low = word if word.islower() else word.lower()
-            bonus = bonus_of * _LOG2[min(count(low, 0), _LOG2_MAX)]
+            bonus = bonus_of * _LOG2[min(count(low, 0) if counted is None else next(counted), _LOG2_MAX)]
             if asked is None:
                 is_term = low in term_set
             else:

@@ -43,6 +43,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
@@ -601,7 +602,9 @@ class BookSequence:
                 b = 0
             else:
                 pairs, least = self.book.pairs, self.book.min_count
-                b = np.array([pairs.get((v, w), 0) for w in words], dtype=np.int64)
+                keys = list(zip(repeat(v), words))
+                b = np.array(pairs.get_many(keys, 0) if isinstance(pairs, Consulted) else list(map(pairs.get, keys, repeat(0))),
+                             dtype=np.int64)
                 b[b < least] = 0
             p = (np.maximum(pc - self._discount, 0.0) + pair_weight * b + unigram_weight * p) / h
         return list(map(math.log10, np.maximum(p, self._floor).tolist()))
