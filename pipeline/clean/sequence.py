@@ -574,9 +574,13 @@ class BookSequence:
                 if a is None:
                     a = memo[key] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
                 out.append(a)
-        if _OPEN and self._names:
-            for w in words:  # each made or taken from the memo: all as if read afresh
-                self._noted(prev, w, before)
+        if _OPEN and self._names and words:
+            # each made or taken from the memo: all as if read afresh (``_noted`` of each, at once)
+            top, (names, pairs) = _OPEN[-1], self._names
+            top.add((names, prev))
+            top.update(zip(repeat(names), words))
+            if before[1] > 0 and not before[2]:
+                top.update(zip(repeat(pairs), zip(repeat(prev), words)))
         return out
 
     def _batch_after(self, v: str, words: list[str], history: tuple) -> list[float]:
