@@ -159,3 +159,11 @@ def test_the_book_s_counts_are_read_to_a_few_significant_binary_digits():
     # a pair printed fewer than three times counts as none: left out, never looked up as a count
     counts = rounded_counts(Counter({"de": 1500, "carte": 41, "vole": 3, "rnain": 1}), 2, least=2)
     assert counts == {"de": 1280, "carte": 40, "vole": 3}
+
+
+def test_a_text_s_tokens_are_its_own_when_asked_again_or_after_another():
+    first = sequence.token_spans("La carte, l'as.")
+    assert first == [("la", 0, 2), ("carte", 3, 8), (",", 8, 9), ("l'", 10, 12), ("as", 12, 14), (".", 14, 15)]
+    assert sequence.token_spans("Le roi") == [("le", 0, 2), ("roi", 3, 6)]
+    assert sequence.token_spans("La carte, l'as.") == first
+    assert sequence.token_spans("") == []

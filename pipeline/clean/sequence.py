@@ -108,8 +108,18 @@ def tokens(text: str) -> list[str]:
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:
-    """(token as counted, start, end) of each token of a text."""
-    return [(_normal_of(m.group()), *m.span()) for m in _TOKEN.finditer(text)]
+    """(token as counted, start, end) of each token of a text (not to be changed: the
+    last text's are kept, for the steps that read a paragraph one after the other, most
+    often as the one before left it)."""
+    global _LAST_SPANS
+    last, spans = _LAST_SPANS  # (one tuple, read and replaced whole: threads may share it)
+    if text != last:
+        spans = [(_normal_of(m.group()), *m.span()) for m in _TOKEN.finditer(text)]
+        _LAST_SPANS = (text, spans)
+    return spans
+
+
+_LAST_SPANS: tuple = (None, [])
 
 
 # -- the Littré --------------------------------------------------------------------------------
