@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from itertools import repeat
 import pickle
 import threading
 from dataclasses import dataclass
@@ -108,7 +107,7 @@ class Consulted:
         values = list(map(self._mapping.get, keys))
         self.read.update(zip(keys, values))
         if _OPEN:
-            _OPEN[-1].update(zip(repeat(self.name), keys))
+            _OPEN[-1].update(zip(itertools.repeat(self.name), keys))
         return [default if v is None else v for v in values]
 
     def __getitem__(self, key):
@@ -132,6 +131,13 @@ class Consulted:
     def holds(cls, read: dict, mapping) -> bool:
         """Whether ``mapping`` gives everything ``read`` recorded as it was recorded."""
         return Evidence(read).holds(mapping)
+
+
+def looked_up(mapping, keys: list, default=None) -> list:
+    """``mapping.get(key, default)`` of each key, a view's reads recorded (``Consulted.get_many``)."""
+    if isinstance(mapping, Consulted):
+        return mapping.get_many(keys, default)
+    return list(map(mapping.get, keys, itertools.repeat(default)))
 
 
 def underlying(mapping):

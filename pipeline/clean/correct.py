@@ -603,7 +603,6 @@ class CandidateIndex:
         return out
 
     def _near(self, printed: str) -> set[str]:
-        out: set[str] = set()
         exact, deletes = self.exact, self.deletes
         skeletons = set()
         for reading in (printed, *self.model.merged_readings(printed)):
@@ -618,7 +617,7 @@ class CandidateIndex:
         if seen is not None:
             seen.get_many([x for key in keys for x in (_EXACT + key, _DELETED + key)])
         # (in one call: a word has a hundred keys, most of them empty)
-        return out.union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
+        return set().union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
 
     def for_model(self, model: ChannelModel) -> "CandidateIndex":
         """This index with another channel model of the same skeleton (a learned one),
@@ -779,7 +778,8 @@ class Corrector:
         zs = [z if z is not None else lexicon_zipf(w) for z, w in zip(map(zipf, words), words)]
         counted = None
         if isinstance(ctx.counts, Consulted):
-            # the book's counts of the words read at once, each read recorded as one by one
+            # the book's counts of the words read at once, each read recorded as one by one (a plain
+            # dict is read in the loop: a list of the words made first costs more than it saves)
             counted = iter(ctx.counts.get_many([w if w.islower() else w.lower() for w, z in zip(words, zs) if z > 0], 0))
         out = []
         for word, z in zip(words, zs):

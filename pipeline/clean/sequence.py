@@ -54,7 +54,7 @@ import regex
 
 from .. import derived
 from .. import memos
-from ..resources import _OPEN, Consulted
+from ..resources import _OPEN, Consulted, looked_up
 from .settings import CleanSettings, SequenceSettings
 
 FORMAT = 1  # the derivation's version: part of the cache key, raise it when the counts change
@@ -491,11 +491,15 @@ class BookSequence:
     def _noted(self, v: str, w: str, history: tuple) -> None:
         """Note what log10 P(w | v), taken from a memo, was made from: v's and w's counts
         in the book, and the pair's where it counts (as ``_after`` reads it)."""
+        self._noted_after(v, (w,), history)
+
+    def _noted_after(self, v: str, ws, history: tuple) -> None:
+        """``_noted`` of each word of ``ws`` after v, at once."""
         top, (words, pairs) = _OPEN[-1], self._names
         top.add((words, v))
-        top.add((words, w))
+        top.update(zip(repeat(words), ws))
         if history[1] > 0 and not history[2]:
-            top.add((pairs, (v, w)))
+            top.update(zip(repeat(pairs), zip(repeat(v), ws)))
 
     def _after(self, v: str, w: str, history: tuple, p: float, less: int) -> float:
         """log10 P(w | v) from v's ``_history`` and w's unigram probability p."""
@@ -585,12 +589,7 @@ class BookSequence:
                     a = memo[key] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
                 out.append(a)
         if _OPEN and self._names and words:
-            # each made or taken from the memo: all as if read afresh (``_noted`` of each, at once)
-            top, (names, pairs) = _OPEN[-1], self._names
-            top.add((names, prev))
-            top.update(zip(repeat(names), words))
-            if before[1] > 0 and not before[2]:
-                top.update(zip(repeat(pairs), zip(repeat(prev), words)))
+            self._noted_after(prev, words, before)  # each made or taken from the memo: all as if read afresh
         return out
 
     def _batch_after(self, v: str, words: list[str], history: tuple) -> list[float]:
@@ -615,11 +614,8 @@ class BookSequence:
             if pooled:
                 b = 0
             else:
-                pairs, least = self.book.pairs, self.book.min_count
-                keys = list(zip(repeat(v), words))
-                b = np.array(pairs.get_many(keys, 0) if isinstance(pairs, Consulted) else list(map(pairs.get, keys, repeat(0))),
-                             dtype=np.int64)
-                b[b < least] = 0
+                b = np.array(looked_up(self.book.pairs, list(zip(repeat(v), words)), 0), dtype=np.int64)
+                b[b < self.book.min_count] = 0
             p = (np.maximum(pc - self._discount, 0.0) + pair_weight * b + unigram_weight * p) / h
         return list(map(math.log10, np.maximum(p, self._floor).tolist()))
 
