@@ -44,7 +44,7 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
         "a paragraph continued across a page break: the running head and the breaks between become one space"),
     Fix("layout.join_hyphenated", "layout", "a word hyphenated at a line end joined ('com-/mence' → 'commence')"),
     Fix("layout.keep_hyphen", "layout", "a word's own hyphen kept at a line end ('très-/facilement' → 'très-facilement')"),
-    Fix("layout.stray_hyphen", "layout", "a stray mark between two words at a line end read as a space ('dans-/toute')"),
+    Fix("layout.stray_hyphen", "layout", "a stray mark between two words at a line end, or inside a line, read as a space ('dans-/toute', 'de- place')"),
     Fix("layout.drop_capital", "layout", "a drop capital printed apart joined to the word it begins ('L' + 'a partie' → 'La partie')"),
     Fix("layout.footnote_moved", "layout",
         "a footnote printed inside a paragraph that runs on set apart as a passage of its own"),

@@ -117,6 +117,15 @@ def test_stray_hyphen_between_two_words_becomes_a_space(tmp_path, res):
     assert "dans l'ordre" in seg.passages[0].text.text
 
 
+def test_a_hyphen_left_inside_a_line_joins_a_word_not_two(tmp_path, res):
+    # the export kept a line end's hyphen inside the line: a word broken ('mar- quer') is
+    # joined, two words a stray mark parts ('de- place', 'dames- surnuméraires') stay two
+    seg = chapter(tmp_path, res, "La dame qui bat ne change pas de- place, et le joueur doit mar- quer "
+                                 "les points des deux dames- surnuméraires avant de jouer.\n")
+    assert seg.passages[0].text.text == ("La dame qui bat ne change pas de place, et le joueur doit marquer "
+                                         "les points des deux dames surnuméraires avant de jouer.")
+
+
 # -- kinds of passages ---------------------------------------------------------------------------
 
 def test_games_headings_and_their_text_split(boston):

@@ -104,6 +104,27 @@ def test_mend_break(res, left, right, how):
     assert mend_break(left, right, res.lexicon, LayoutSettings.default().hyphens)[0] == how
 
 
+@pytest.mark.parametrize("left,right,how", [
+    ("de", "place", " "),  # two words likelier than 'deplace', which the web misspells
+    ("dames", "surnuméraires", " "),  # two words, not one no one prints
+    ("On", "ne", " "),
+    ("opposi", "tion", ""),  # a word broken at a line end the export lost
+    ("mar", "quer", ""),
+    ("ce", "pendant", ""),  # 'cependant' likelier than 'ce pendant'
+    ("de", "main", ""),
+    ("dit", "il", "-"),  # the hyphen is the word's own
+])
+def test_mend_break_inside_a_line(res, left, right, how):
+    # a hyphen and a space inside a line: a stray mark as likely as a line end lost
+    assert mend_break(left, right, res.lexicon, LayoutSettings.default().hyphens, inline=True)[0] == how
+
+
+def test_the_same_breaks_at_a_line_end_join(res):
+    # at a line end the hyphen says a word went on: 'de-' / 'place' is 'déplace' misread
+    s = LayoutSettings.default().hyphens
+    assert [mend_break(a, b, res.lexicon, s)[0] for a, b in [("de", "place"), ("opposi", "tion")]] == ["", ""]
+
+
 @pytest.mark.parametrize("word", ["avoit", "tems", "sçavoir", "connoître", "savans", "fur", "étoient", "différens"])
 def test_period_spellings_are_known_words(res, word):
     assert res.lexicon.known(word)
