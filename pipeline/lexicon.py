@@ -61,6 +61,7 @@ class Lexicon:
         self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
         self.hyphen_suffixes = {w.lower() for w in hy["suffixes"]}
         self.hyphen_always = {w.lower() for w in hy["always"]}
+        self.hyphen_linking = {w.lower() for w in hy["linking"]}
         self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
         self._period_memo: dict[str, bool] = {}
         self._best_memo: dict[str, float] = {}
@@ -193,11 +194,16 @@ class Lexicon:
                 yield w, self.best_zipf(w)
 
     def hyphen_is_real(self, left: str, right: str) -> bool:
-        """Whether the hyphen of 'left-right' is the word's own ('très-facilement')."""
+        """Whether the hyphen of 'left-right' is the word's own ('très-facilement'); a
+        suffix that links two parts is so only with a part after it ('vis-à-vis', not
+        'donner lieu-à des')."""
         l, r = left.lower().replace("’", "'"), right.lower().replace("’", "'")
         last = regex.split(r"[-']", l)[-1]
-        first = r.split("-")[0]
-        return last in self.hyphen_prefixes or l in self.hyphen_prefixes or first in self.hyphen_suffixes
+        parts = r.split("-")
+        first = parts[0]
+        if last in self.hyphen_prefixes or l in self.hyphen_prefixes:
+            return True
+        return first in self.hyphen_suffixes and (len(parts) > 1 or first not in self.hyphen_linking)
 
     def hyphen_joins(self, left: str, right: str) -> bool:
         """Whether two words the OCR ran together, with no mark between them, are written

@@ -95,6 +95,8 @@ def test_damaged_names_matched_by_length_aware_similarity(catalogue):
     ("com", "pofé", ""),  # period long s: 'composé'
     ("très", "facilement", "-"),  # the hyphen is the word's own
     ("vis", "à-vis", "-"),
+    ("vingt", "et-un", "-"),
+    ("lieu", "à", " "),  # a suffix that links two parts is never last: 'donner lieu à des'
     ("dans", "toute", " "),  # a stray mark between two words
     ("ren", "tre", ""),
     ("Saint", "Germain", "-"),  # no word goes on in a capital: names joined by their hyphen
@@ -113,6 +115,7 @@ def test_mend_break(res, left, right, how):
     ("ce", "pendant", ""),  # 'cependant' likelier than 'ce pendant'
     ("de", "main", ""),
     ("dit", "il", "-"),  # the hyphen is the word's own
+    ("lieu", "à", " "),
 ])
 def test_mend_break_inside_a_line(res, left, right, how):
     # a hyphen and a space inside a line: a stray mark as likely as a line end lost
