@@ -128,7 +128,9 @@ class ChapterCache:
 
         Live are the entries of the chapters of each book a build last made
         (``mark_book``: each corpus's, of whatever pipeline, for corpora may share the
-        folder), each chapter file's last saved (``previous``) and ``keep``. The others
+        folder), the last saved (``previous``) of each chapter file a book has, and
+        ``keep``; the pointer to the last saved of a file no book has goes once its
+        entry has. The others
         (an edited chapter's earlier entries, a rebuilt book's under an earlier
         pipeline) are kept, the last written first, while they take no more bytes than
         the live ones: an edit undone, or a change of the pipeline reverted, finds its
@@ -137,16 +139,26 @@ class ChapterCache:
         folder that lost one it wrote processes that chapter again (``_entry``), never
         reads a wrong one."""
         live = set(keep)
+        booked: set[str] = set()  # the files of the books, as ``latest/`` names them
         for mark in self.folder.glob("book-*.json"):
             try:
-                live.update(json.loads(mark.read_text(encoding="utf-8"))["entries"].values())
+                entries = json.loads(mark.read_text(encoding="utf-8"))["entries"]
+                live.update(entries.values())
+                booked.update(self._latest_path(f).name for f in entries)
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 pass
+        # a pointer of a file no book has any longer (removed, renamed) keeps nothing
+        # live: its entry is an other, and the pointer goes with it
+        unbooked: list[tuple[Path, str | None]] = []
         for pointer in self.folder.glob("latest/*"):
             try:
-                live.add(pointer.read_text(encoding="ascii").split()[1])
+                key = pointer.read_text(encoding="ascii").split()[1]
             except (OSError, ValueError, IndexError):
-                continue
+                key = None
+            if pointer.name in booked and key is not None:
+                live.add(key)
+            else:
+                unbooked.append((pointer, key))
         files: dict[str, list[tuple[Path, os.stat_result]]] = {}
         for path in self.folder.glob("??/*"):
             if path.suffix in (".chapter", ".paragraphs"):
@@ -168,6 +180,12 @@ class ChapterCache:
                 path.unlink(missing_ok=True)
                 freed += st.st_size
             entries += 1
+        for pointer, key in unbooked:
+            try:
+                if (key is None or not self._path(key).exists()) and pointer.stat().st_mtime < before:
+                    pointer.unlink(missing_ok=True)
+            except OSError:
+                continue
         return entries, freed
 
     def save(self, key: str, result: ChapterResult) -> None:

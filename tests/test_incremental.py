@@ -700,9 +700,10 @@ def test_an_edit_early_in_a_chapter_leaves_the_later_paragraphs_as_cleaned(tmp_p
 
 def test_prune_keeps_the_live_entries_and_the_last_written_others_within_their_size(tmp_path):
     """Live: the entries of each book last built (of any pipeline: corpora may share the
-    folder) and of each chapter file's last save. The others are kept newest first
-    while they fit in the live entries' bytes (315 here); the rest go, but never one
-    written after the build began."""
+    folder) and the last save of each chapter file a book has. The others are kept
+    newest first while they fit in the live entries' bytes (315 here); the rest go, but
+    never one written after the build began; a pointer to the last save of a file no
+    book has goes with its entry."""
     import json
     import os
 
@@ -719,8 +720,16 @@ def test_prune_keeps_the_live_entries_and_the_last_written_others_within_their_s
     (tmp_path / "book-2.json").write_text(json.dumps({"version": "w", "entries": {"a.txt": "k4"}}))
     (tmp_path / "book-3.json").write_text("not a mark")
     (tmp_path / "latest").mkdir()
-    (tmp_path / "latest" / "c").write_text("v k3")
-    (tmp_path / "latest" / "d").write_text("w k5")
+
+    def pointer(source_file: str, text: str) -> Path:
+        path = store._latest_path(source_file)
+        path.write_text(text)
+        os.utime(path, (now - 60, now - 60))
+        return path
+
+    pointer("a.txt", "v k3")
+    pointer("b.txt", "w k5")
+    gone = pointer("gone.txt", "v k6")  # a chapter file since removed from its book
     entry("k1", 100, now - 50)
     entry("k2", 100, now - 50)
     entry("k2", 50, now - 50, ".paragraphs")
@@ -732,17 +741,21 @@ def test_prune_keeps_the_live_entries_and_the_last_written_others_within_their_s
     entry("o1", 50, now - 10, ".paragraphs")
     entry("o2", 90, now - 20)
     entry("o3", 20, now - 30)  # 15 bytes of room left: it goes …
-    entry("o4", 1, now - 40)  # … and the older with it
+    entry("k6", 30, now - 35)  # … and the older with it: the removed file's last save …
+    entry("o4", 1, now - 40)  # … and this one
 
-    assert store.prune(set(), now) == (2, 21)
+    assert store.prune(set(), now) == (3, 51)
     left = sorted(p.name for p in tmp_path.glob("??/*"))
     assert left == ["k1.chapter", "k2.chapter", "k2.paragraphs", "k3.chapter", "k4.chapter", "k5.chapter",
                     "n1.chapter", "o1.chapter", "o1.paragraphs", "o2.chapter"]
-    # that book's entries no longer live, what the build itself took is: 155 bytes of room,
-    # n1 (10) fits, o1 (200) does not, and k1 and k2, older, go with it
+    assert not gone.exists() and store._latest_path("b.txt").exists()
+    # that book's entries no longer live, nor b.txt's last save (no book has it now), what
+    # the build itself took is: 145 bytes of room, n1 (10) fits, o1 (200) does not, and
+    # k2, k1 and k5, older, go with it, and b.txt's pointer with k5
     (tmp_path / "book-1.json").unlink()
-    assert store.prune({"o2"}, now + 10) == (3, 450)
-    assert sorted(p.stem for p in tmp_path.glob("??/*.chapter")) == ["k3", "k4", "k5", "n1", "o2"]
+    assert store.prune({"o2"}, now + 10) == (4, 460)
+    assert sorted(p.stem for p in tmp_path.glob("??/*.chapter")) == ["k3", "k4", "n1", "o2"]
+    assert [p.name for p in (tmp_path / "latest").iterdir()] == [store._latest_path("a.txt").name]
 
 
 @pytest.mark.slow  # four builds of three short chapters
