@@ -23,6 +23,13 @@ them alike:
 It prints the figures against the targets, met or MISSED, and writes them to
 ``bench/out/clean.json``. It asserts nothing.
 
+``--instructions`` counts instead the instructions the clean stage runs (valgrind's
+callgrind, which counts the same for the same code and text whatever the machine is
+doing, where the seconds above drift by a fifth from one run to the next): the stage of
+the first ``--chars`` characters (40,000 by default: about two minutes under callgrind)
+less the stage of a one-line file (the start-up), per character. Every module is compiled
+to bytecode first: a run that compiles them counts half a billion more.
+
 ``--breakdown`` prints instead where the clean stage's time goes, on the same text and
 on the same text without its errors (``book.py``'s book made with none): each kind of
 decision timed as it is made (the corrector's on unknown and on known words, the
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -148,6 +156,49 @@ def breakdown(chars: int) -> None:
             print(f"  {'the rest (steps, tokens, memos)':34s} {rest:6.2f} s {100 * rest / total:5.1f}%")
 
 
+def instructions(chars: int) -> None:
+    """The clean stage's instructions, counted by callgrind (``--instructions``)."""
+    import concurrent.futures
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (Debian's package valgrind)")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "pipeline")], check=True,
+                   stdout=subprocess.DEVNULL)
+    corpus = str(ROOT / "corpus")
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "one.txt"
+        one.write_text("Le jeu.\n", encoding="utf-8")
+        text = made_text(Path(tmp), chars)
+        stage = Path(tmp) / "stage.py"
+        stage.write_text(STAGE, encoding="utf-8")
+
+        def counted(path: Path) -> int:
+            # (one hash seed: a set's order, and so the work, is the same from one count to the next)
+            r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.{path.stem}",
+                                sys.executable, str(stage), str(path), corpus, str(one)],
+                               cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+            found = re.search(r"Collected : (\d+)", r.stderr)
+            if r.returncode != 0 or found is None:
+                raise SystemExit(f"callgrind of the clean stage failed: {r.stderr[-1500:]}")
+            return int(found.group(1))
+
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:  # (one process a core)
+            total, startup = pool.map(counted, [text, one])
+    own = total - startup
+    results = {"date": time.strftime("%Y-%m-%d %H:%M"), "chars": chars, "instructions": total,
+               "startup_instructions": startup, "stage_instructions": own, "per_char": own / chars}
+    out = ROOT / "bench" / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "clean-instructions.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"the clean stage on {chars:,} characters of bench/book.py's book, counted by callgrind: "
+          f"{own / 1e9:.2f} G instructions ({total / 1e9:.2f} G less {startup / 1e9:.2f} G of start-up), "
+          f"{own / chars:,.0f} a character")
+    print(f"figures in {out / 'clean-instructions.json'}")
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
 
@@ -155,11 +206,18 @@ def verdict(ok: bool) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--chars", type=int, default=250_000)
+    ap.add_argument("--chars", type=int, default=None, help="default 250,000 (40,000 with --instructions)")
     ap.add_argument("--breakdown", action="store_true", help="where the clean stage's time goes, instead")
+    ap.add_argument("--instructions", action="store_true",
+                    help="the clean stage's instructions, counted by callgrind, instead (--chars default 40,000)")
     args = ap.parse_args()
+    if args.chars is None:
+        args.chars = 40_000 if args.instructions else 250_000
     if args.breakdown:
         breakdown(args.chars)
+        return 0
+    if args.instructions:
+        instructions(args.chars)
         return 0
     academie = str(Path(sys.executable).parent / "academie")
     corpus = str(ROOT / "corpus")
