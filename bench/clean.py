@@ -25,9 +25,9 @@ It prints the figures against the targets, met or MISSED, and writes them to
 
 ``--instructions`` counts instead the instructions the clean stage runs (valgrind's
 callgrind, which counts the same for the same code and text whatever the machine is
-doing, where the seconds above drift by a fifth from one run to the next): the stage of
-the first ``--chars`` characters (40,000 by default: about two minutes under callgrind)
-less the stage of a one-line file (the start-up), per character. Every module is compiled
+doing, where the seconds above drift by a fifth from one run to the next): the first
+``--chars`` characters (40,000 by default: about two minutes under callgrind) read, laid
+out and cleaned, less a one-line file's (the start-up), per character. Every module is compiled
 to bytecode first: a run that compiles them counts half a billion more.
 
 ``--breakdown`` prints instead where the clean stage's time goes, on the same text and
