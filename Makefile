@@ -82,6 +82,8 @@ bench: $(VENV)/.installed-bench hunspell
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/clean.py
+	@if command -v valgrind >/dev/null; then $(BIN)/python bench/clean.py --instructions; \
+	  else echo "valgrind is not installed: bench/clean.py --instructions not run"; fi
 	$(BIN)/python bench/peers.py
 	$(BIN)/python bench/hostile.py
 
