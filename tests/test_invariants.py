@@ -48,3 +48,19 @@ def test_nothing_lost_and_every_edit_undone(res, seed):
     assert lost == ""
     assert [p.seq for p in seg.passages] == list(range(len(seg.passages)))
     assert all(p.kind in ("heading", "section", "paragraph", "article", "gloss", "footnote") for p in seg.passages)
+
+
+def test_the_clean_stage_gives_the_garbage_collector_back_as_it_found_it(res):
+    # (it is off while a chapter is cleaned: the decisions' memos are no garbage)
+    import gc
+
+    lay = layout(ingest_bytes("On joue la carte.\n".encode("utf-8"), "gc.txt"), res)
+    assert gc.isenabled()
+    clean(lay, res)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        clean(lay, res)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
