@@ -172,13 +172,11 @@ def instructions(chars: int) -> None:
         one = Path(tmp) / "one.txt"
         one.write_text("Le jeu.\n", encoding="utf-8")
         text = made_text(Path(tmp), chars)
-        stage = Path(tmp) / "stage.py"
-        stage.write_text(STAGE, encoding="utf-8")
 
         def counted(path: Path) -> int:
             # (one hash seed: a set's order, and so the work, is the same from one count to the next)
             r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.{path.stem}",
-                                sys.executable, str(stage), str(path), corpus, str(one)],
+                                sys.executable, "-c", STAGE, str(path), corpus, str(one)],
                                cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
             found = re.search(r"Collected : (\d+)", r.stderr)
             if r.returncode != 0 or found is None:

@@ -195,18 +195,16 @@ def mend_break(left: str, right: str, lex: Lexicon, s: Hyphens, whole: str | Non
     if r[:1].isupper() and not (l.isupper() and r.isupper()):
         # no word goes on in a capital: two names ('Saint-' / 'Germain'), the hyphen theirs
         return "-", "layout.keep_hyphen", s.own_hyphen
-    if inline and _two_words_likelier(l, r, lex):
-        # 'pas de- place', 'deux dames- surnuméraires': two words, not 'deplace' (a
-        # misspelling the web repeats) nor a word no one prints; the sentence may still
-        # join them, as it joins any two words ('par tie')
-        if lex.hyphen_is_real(l, r):
-            return "-", "layout.keep_hyphen", s.own_hyphen
-        return " ", "layout.stray_hyphen", s.stray
-    if lex.known(l + r, 1.0) and not lex.hyphen_is_real(l, r):
+    # inside a line, 'pas de- place', 'deux dames- surnuméraires' are two words, not
+    # 'deplace' (a misspelling the web repeats) nor a word no one prints; the sentence
+    # may still join them, as it joins any two words ('par tie')
+    two_words = inline and _two_words_likelier(l, r, lex)
+    own = lex.hyphen_is_real(l, r)
+    if not two_words and lex.known(l + r, 1.0) and not own:
         return "", "layout.join_hyphenated", s.joined
-    if lex.hyphen_is_real(l, r):
+    if own:
         return "-", "layout.keep_hyphen", s.own_hyphen
-    if lex.best_zipf(l) >= s.stray_min_zipf and lex.best_zipf(r) >= s.stray_min_zipf and len(l) > 2:
+    if two_words or (lex.best_zipf(l) >= s.stray_min_zipf and lex.best_zipf(r) >= s.stray_min_zipf and len(l) > 2):
         return " ", "layout.stray_hyphen", s.stray
     return "", "layout.join_hyphenated", s.unknown
 
