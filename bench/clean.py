@@ -63,6 +63,7 @@ TARGET_PROCESS_S = 3.0  # `academie clean` of the 250 KB book, whole process
 STAGE = r"""
 import json, sys, time
 from pathlib import Path
+import pipeline
 from pipeline.build import laid_out
 from pipeline.clean import clean
 from pipeline.resources import Resources
@@ -73,7 +74,7 @@ clean(laid_out(Path(sys.argv[3]), res), res)
 lay = laid_out(Path(sys.argv[1]), res)
 t = time.perf_counter()
 clean(lay, res)
-print(json.dumps({"clean_s": time.perf_counter() - t}))
+print(json.dumps({"clean_s": time.perf_counter() - t, "compiled": pipeline.compiled_modules()}))
 from pipeline.cli import end
 end(0)
 """
@@ -173,6 +174,8 @@ def instructions(chars: int) -> None:
         one.write_text("Le jeu.\n", encoding="utf-8")
         text = made_text(Path(tmp), chars)
 
+        compiled: list[str] = []
+
         def counted(path: Path) -> int:
             # (one hash seed: a set's order, and so the work, is the same from one count to the next)
             r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.{path.stem}",
@@ -181,20 +184,31 @@ def instructions(chars: int) -> None:
             found = re.search(r"Collected : (\d+)", r.stderr)
             if r.returncode != 0 or found is None:
                 raise SystemExit(f"callgrind of the clean stage failed: {r.stderr[-1500:]}")
+            if path == text:
+                compiled[:] = json.loads(r.stdout.strip().splitlines()[-1])["compiled"]
             return int(found.group(1))
 
         with concurrent.futures.ThreadPoolExecutor(2) as pool:  # (one process a core)
             total, startup = pool.map(counted, [text, one])
     own = total - startup
     results = {"date": time.strftime("%Y-%m-%d %H:%M"), "chars": chars, "instructions": total,
-               "startup_instructions": startup, "stage_instructions": own, "per_char": own / chars}
+               "startup_instructions": startup, "stage_instructions": own, "per_char": own / chars,
+               "compiled": compiled}
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
     (out / "clean-instructions.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"the clean stage on {chars:,} characters of bench/book.py's book, counted by callgrind: "
           f"{own / 1e9:.2f} G instructions ({total / 1e9:.2f} G less {startup / 1e9:.2f} G of start-up), "
           f"{own / chars:,.0f} a character")
+    print(f"  {compiled_line(compiled)}")
     print(f"figures in {out / 'clean-instructions.json'}")
+
+
+def compiled_line(compiled: list[str]) -> str:
+    """Which of the package's modules ran compiled (setup.py), for the figures to say."""
+    if not compiled:
+        return "no module ran compiled (setup.py: run make install, a C compiler is needed)"
+    return f"{len(compiled)} modules ran compiled (setup.py): {', '.join(m.removeprefix('pipeline.') for m in compiled)}"
 
 
 def verdict(ok: bool) -> str:
@@ -234,7 +248,8 @@ def main() -> int:
             r = run_wrapped([sys.executable, "-c", STAGE, str(text), corpus, str(one)])
             if r["rc"] != 0:
                 raise SystemExit(f"the clean stage failed: {r['stderr'][-1500:]}")
-            stage.append(json.loads(r["stdout"].strip().splitlines()[-1])["clean_s"])
+            ran = json.loads(r["stdout"].strip().splitlines()[-1])
+            stage.append(ran["clean_s"])
     for name, r in got.items():
         if r["rc"] != 0:
             raise SystemExit(f"{name} failed (exit {r['rc']})")
@@ -247,7 +262,7 @@ def main() -> int:
         "reference_loop_s": reference, "startup_s": startup,
         "whole_s": whole, "whole_runs_s": got["whole"]["wall_runs_s"], "whole_j2_s": parallel,
         "stage_s": stage_s, "stage_runs_s": stage, "stage_chars_per_s": cps, "stage_in_reference_loops": stage_s / reference,
-        "peak_mb": got["whole"]["maxrss_mb"],
+        "peak_mb": got["whole"]["maxrss_mb"], "compiled": ran["compiled"],
         "targets": {"stage_chars_per_s": TARGET_STAGE_CPS, "whole_s": TARGET_PROCESS_S},
     }
     out = ROOT / "bench" / "out"
@@ -261,6 +276,7 @@ def main() -> int:
     print(f"  whole process: {whole:.2f} s (start-up {startup:.2f} s, peak {got['whole']['maxrss_mb']:.0f} MB)  "
           f"vs target < {TARGET_PROCESS_S:g} s: {verdict(whole < TARGET_PROCESS_S)}")
     print(f"  whole process, -j 2: {parallel:.2f} s ({whole / parallel:.2f}× one process)")
+    print(f"  {compiled_line(ran['compiled'])}")
     print(f"figures in {out / 'clean.json'}")
     return 0
 

@@ -9,3 +9,45 @@ what several stages share. See README.md for the database contract and the CLI.
 """
 
 __version__ = "0.1.0"
+
+import hashlib as _hashlib
+import sys as _sys
+from importlib.machinery import ExtensionFileLoader as _ExtensionFileLoader
+from importlib.machinery import PathFinder as _PathFinder
+from importlib.util import spec_from_file_location as _spec_from_file_location
+from pathlib import Path as _Path
+
+
+class _CompiledIfCurrent:
+    """Imports a module of the package that setup.py compiled only while it is its
+    source's: a module edited since (its digest no longer the one written beside the
+    compiled file at install) is imported from its source, slower and never stale,
+    until the next install compiles it again."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if not name.startswith(__name__ + "."):
+            return None
+        spec = _PathFinder.find_spec(name, path)
+        if spec is None or not isinstance(spec.loader, _ExtensionFileLoader):
+            return spec
+        source = _Path(spec.origin).with_name(name.rpartition(".")[2] + ".py")
+        if not source.exists():
+            return spec  # compiled from no module of its own (pipeline/clean/_search.pyx)
+        try:
+            built = _Path(spec.origin + ".sha256").read_text(encoding="ascii").strip()
+        except OSError:
+            built = None
+        if built != _hashlib.sha256(source.read_bytes()).hexdigest():
+            return _spec_from_file_location(name, source)
+        return spec
+
+
+def compiled_modules() -> list[str]:
+    """The package's modules imported so far that run compiled (setup.py)."""
+    return sorted(name for name, m in list(_sys.modules.items())
+                  if name.startswith(__name__ + ".") and isinstance(getattr(m, "__loader__", None), _ExtensionFileLoader)
+                  and _Path(m.__file__).with_name(name.rpartition(".")[2] + ".py").exists())
+
+
+_sys.meta_path.insert(0, _CompiledIfCurrent)

@@ -62,8 +62,9 @@ def pipeline_version(res: Resources) -> str:
             h.update(f"{name} {metadata.version(name)}\n".encode())
         except metadata.PackageNotFoundError:
             h.update(f"{name} absent\n".encode())
+    # (not the C that Cython made of a module at install: its source and the compiled module are read)
     files = [f for f in PACKAGE.rglob("*") if f.is_file() and "__pycache__" not in f.parts
-             and f.relative_to(PACKAGE).parts[0] != "web"]
+             and f.relative_to(PACKAGE).parts[0] != "web" and f.suffix != ".c"]
     for f in sorted(files):
         h.update(f"{f.relative_to(PACKAGE)}\n".encode())
         h.update(hashlib.sha256(f.read_bytes()).digest())

@@ -120,7 +120,7 @@ class ChannelModel:
             self._multi_by_first.setdefault(a[0], []).append((a, b, c))
         # the most rows a confusion skips (glyphs read as one letter, two glyphs merged):
         # every explanation passes through one of that many rows after the last searched
-        self._span = max([2, *(len(a) for a, _, _ in self._multi)])
+        self._span = max([2] + [len(a) for a, _, _ in self._multi])
         self._cost_cache: dict = {}
         self._above_cache: dict = {}  # (printed, word, long_s) → a cost the search found it dearer than
         self._groups_cache: dict = {}
