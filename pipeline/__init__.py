@@ -11,6 +11,7 @@ what several stages share. See README.md for the database contract and the CLI.
 __version__ = "0.1.0"
 
 import hashlib as _hashlib
+import os as _os
 import sys as _sys
 from importlib.machinery import ExtensionFileLoader as _ExtensionFileLoader
 from importlib.machinery import PathFinder as _PathFinder
@@ -22,7 +23,8 @@ class _CompiledIfCurrent:
     """Imports a module of the package that setup.py compiled only while it is its
     source's: a module edited since (its digest no longer the one written beside the
     compiled file at install) is imported from its source, slower and never stale,
-    until the next install compiles it again."""
+    until the next install compiles it again. With ACADEMIE_FROM_SOURCE=1 every one
+    is (for a profiler or a debugger, which see no line of a compiled module)."""
 
     @staticmethod
     def find_spec(name, path=None, target=None):
@@ -34,6 +36,8 @@ class _CompiledIfCurrent:
         source = _Path(spec.origin).with_name(name.rpartition(".")[2] + ".py")
         if not source.exists():
             return spec  # compiled from no module of its own (pipeline/clean/_search.pyx)
+        if _os.environ.get("ACADEMIE_FROM_SOURCE") == "1":
+            return _spec_from_file_location(name, source)
         try:
             built = _Path(spec.origin + ".sha256").read_text(encoding="ascii").strip()
         except OSError:

@@ -62,6 +62,10 @@ def test_an_edited_module_is_imported_from_its_source(tmp_path):
                          "print(pipeline.compiled_modules())")
     assert out.splitlines() == ["memos.py True", "lexicon.py", "True",
                                 "['pipeline.resources']"]
+    out = imported(root, "import os; os.environ['ACADEMIE_FROM_SOURCE'] = '1'\n"
+                         "import pipeline.resources as r, pipeline\n"
+                         "print(r.__file__.rpartition('/')[2], pipeline.compiled_modules())")
+    assert out == "resources.py []\n"
 
 
 @pytest.mark.slow
