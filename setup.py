@@ -36,6 +36,10 @@ def module_name(path: str) -> str:
     return path.removesuffix(".py").replace("/", ".")
 
 
+# each module's digest as Cython reads it below (not once gcc is done: it may be edited meanwhile)
+DIGESTS = {module_name(p): hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in COMPILED}
+
+
 class BuildExt(build_ext):
     """Writes each compiled module's source digest beside it once it is built, and
     copies it beside the module's source with the module (an editable install). Its
@@ -48,30 +52,34 @@ class BuildExt(build_ext):
 
     def build_extension(self, ext):
         super().build_extension(ext)
-        source = _source(ext)
-        if source is not None:
-            digest = hashlib.sha256(source.read_bytes()).hexdigest()
-            _digest_file(Path(self.get_ext_fullpath(ext.name))).write_text(digest + "\n", encoding="ascii")
+        if ext.name in DIGESTS:
+            _digest_file(Path(self.get_ext_fullpath(ext.name))).write_text(DIGESTS[ext.name] + "\n", encoding="ascii")
 
     def copy_extensions_to_source(self):
         super().copy_extensions_to_source()
         for ext in self.extensions:
-            source = _source(ext)
-            built = _digest_file(Path(self.build_lib) / self.get_ext_filename(ext.name))
-            if source is not None and built.exists():
-                self.copy_file(str(built), str(_digest_file(source.with_name(built.name[:-len(".sha256")]))))
-
-
-def _source(ext) -> Path | None:
-    """The module an extension is compiled from, if a module of Python."""
-    source = Path(ext.name.replace(".", "/") + ".py")
-    return source if source.exists() else None
+            built = Path(self.build_lib) / self.get_ext_filename(ext.name)
+            if ext.name in DIGESTS and _digest_file(built).exists():
+                inplace = Path(*ext.name.split(".")[:-1]) / built.name
+                self.copy_file(str(_digest_file(built)), str(_digest_file(inplace)))
 
 
 def _digest_file(compiled: Path) -> Path:
     return compiled.with_name(compiled.name + ".sha256")
 
 
+def remove_stale_c() -> None:
+    """The C Cython made of a module at an earlier install removed where it may not be
+    made from the module as it is now (Cython judges by the files' times alone, which a
+    copy or an archive can set back): its digest then written is not the module's."""
+    for p in COMPILED:
+        c = Path(p).with_suffix(".c")
+        made = [d.read_text(encoding="ascii").strip() for d in Path(p).parent.glob(Path(p).stem + ".*.so.sha256")]
+        if not made or any(d != DIGESTS[module_name(p)] for d in made):
+            c.unlink(missing_ok=True)
+
+
+remove_stale_c()
 # (no debugging information: a quarter of gcc's time, and nothing that runs differs)
 extensions = [Extension(name, [path], optional=True, extra_compile_args=["-g0"])
               for name, path in [("pipeline.clean._search", "pipeline/clean/_search.pyx")]
