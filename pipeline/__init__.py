@@ -6,6 +6,9 @@ segment (per chapter, pure functions of the record before), then link → publis
 whole corpus); ``web`` serves what publish wrote. ``build.CHAPTER_STAGES`` lists
 them; ``build`` runs them; ``cli`` is the command line. Modules at this level are
 what several stages share. See README.md for the database contract and the CLI.
+
+Some modules run compiled (setup.py); importing the package puts in place the finder
+that imports a compiled module only while it is made from its source as it is now.
 """
 
 __version__ = "0.1.0"
@@ -33,7 +36,7 @@ class _CompiledIfCurrent:
         spec = _PathFinder.find_spec(name, path)
         if spec is None or not isinstance(spec.loader, _ExtensionFileLoader):
             return spec
-        source = _Path(spec.origin).with_name(name.rpartition(".")[2] + ".py")
+        source = _source_of(name, spec.origin)
         if not source.exists():
             return spec  # compiled from no module of its own (pipeline/clean/_search.pyx)
         if _os.environ.get("ACADEMIE_FROM_SOURCE") == "1":
@@ -51,7 +54,12 @@ def compiled_modules() -> list[str]:
     """The package's modules imported so far that run compiled (setup.py)."""
     return sorted(name for name, m in list(_sys.modules.items())
                   if name.startswith(__name__ + ".") and isinstance(getattr(m, "__loader__", None), _ExtensionFileLoader)
-                  and _Path(m.__file__).with_name(name.rpartition(".")[2] + ".py").exists())
+                  and _source_of(name, m.__file__).exists())
+
+
+def _source_of(name: str, compiled: str) -> _Path:
+    """The module of Python a compiled module of the package is made from (beside it)."""
+    return _Path(compiled).with_name(name.rpartition(".")[2] + ".py")
 
 
 _sys.meta_path.insert(0, _CompiledIfCurrent)
