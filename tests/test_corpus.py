@@ -164,6 +164,7 @@ def test_a_paragraph_never_ends_on_de(db):
     "quand ce n'est pas son tour, il ne pourrait ni couper",  # 'lour'
     # the long s of 'soit' ('foit', which the period's oi would make 'fait' too), twice
     "Supposons que ce soit Pierre, & que le nombre des joueurs soit tel qu’on voudra.",
+    "celui qui a quinze premier est mis hors du coup",  # 'pr^ier': the speck a blot over two letters
 ])
 def test_page_text_read_in_context(db, fragment):
     assert len(passages_with(db, fragment)) == 1

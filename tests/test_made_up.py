@@ -126,6 +126,20 @@ def test_a_hyphen_left_inside_a_line_joins_a_word_not_two(tmp_path, res):
                                          "les points des deux dames surnuméraires avant de jouer.")
 
 
+def test_a_speck_inside_a_word_may_hide_its_letters(tmp_path, res):
+    # a speck of debris is a glyph the OCR added ('pr^ier' is 'prier' where the sentence
+    # calls for it) or a blot over letters it hides ('premier', 'marque'): the sentence
+    # decides, the blot's cost paid
+    seg = chapter(tmp_path, res, "Il est le pr^ier à jouer, et il ma^que un point.\n"
+                                 "\n"
+                                 "On doit pr^ier le joueur de jouer.\n")
+    assert [p.text.text for p in seg.passages] == ["Il est le premier à jouer, et il marque un point.",
+                                                  "On doit prier le joueur de jouer."]
+    assert [(c.before, c.after, c.fix) for p in seg.passages for c in p.text.corrections()] == [
+        ("pr^ier", "premier", "clean.segmentation"), ("ma^que", "marque", "clean.segmentation"),
+        ("pr^ier", "prier", "clean.segmentation")]
+
+
 # -- kinds of passages ---------------------------------------------------------------------------
 
 def test_games_headings_and_their_text_split(boston):

@@ -21,6 +21,7 @@ would (``unknown_logp``). A change of accents only is never made (period spellin
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ class ContextReader:
                                          underlying(counts.unigrams), underlying(counts.pairs)),
                                         (long_s, views is not None))
         self._joined: dict = shared.setdefault("joined", {})
+        self._blotted: dict = shared.setdefault("blotted", {})
         self._folded_followers: dict[str, list[str]] = shared.setdefault("folded followers", {})
         self._pieces: dict = shared.setdefault("pieces", {})
         self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
@@ -400,15 +402,22 @@ class ContextReader:
         cands = self._joined.get(key, _UNSEEN)
         if cands is _UNSEEN:  # what a and b may be run together depends on them alone, not on the sentence
             cands = self._joined[key] = self._joined_candidates(a, b)
+        model = self.corrector.model
+        speck = not (between.strip() in ("", "-") or between.endswith(" "))
+        st, sg = self.settings, self.segmentation
+        gap = model.debris_deletion * len(between) if speck else sg.space
+        gaps = dict.fromkeys(cands, gap)
+        if speck:
+            # or the speck hides letters of the word: read in their place, at the blot's cost
+            cands = dict(cands)
+            for c, hidden in self._blotted_words(a, b).items():
+                cands[c], gaps[c] = model.debris_blot[hidden - 1], 0.0
         if not cands:
             return None
-        st, sg = self.settings, self.segmentation
         joined = a + b
-        gap = sg.space if between.strip() in ("", "-") or between.endswith(" ") else \
-            self.corrector.model.debris_deletion * len(between)
         na, nb = _normal(a), _normal(b)
         keep = self._chain([na, nb], prev, nxt, printed=True)
-        fits = {c: self._chain([_normal(c)], prev, nxt, False) - st.weight * gap for c in cands}
+        fits = {c: self._chain([_normal(c)], prev, nxt, False) - st.weight * gaps[c] for c in cands}
         if max(fits.values()) < keep + st.suggestion_margin:
             return None  # even at no cost, no joined word fits as well as the print
         # the print kept, or read with one word misread: a join must beat them all
@@ -447,6 +456,23 @@ class ContextReader:
                                            scorer=Levenshtein.distance, score_cutoff=2, limit=None):
                 cands.setdefault(c, None)
         return cands
+
+    def _blotted_words(self, a: str, b: str) -> dict[str, int]:
+        """The common words a speck between a and b may be a blot in: a, then as many
+        letters as the channel prices a blot of (``debris_blot``), then b ('pr^ier':
+        'premier', two letters hidden), each with the number of letters it hides (memoised)."""
+        key = (a, b)
+        hit = self._blotted.get(key)
+        if hit is None:
+            by_fold = self._by_fold()
+            fa, fb = fold_letters(a.lower()), fold_letters(b.lower())
+            hit = {}
+            for hidden in range(1, len(self.corrector.model.debris_blot) + 1):
+                for letters in itertools.product(_LETTERS, repeat=hidden):
+                    for c in by_fold.get(fa + "".join(letters) + fb, ()):
+                        hit.setdefault(c, hidden)
+            self._blotted[key] = hit
+        return hit
 
     def _may_be_one(self, a: str, b: str) -> bool:
         """Whether some common word has the skeleton of a and b run together (a quick

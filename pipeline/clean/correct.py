@@ -78,6 +78,7 @@ class ChannelModel:
         self.deletion = float(c["deletion"])
         self.debris = set(c["debris"])
         self.debris_deletion = float(c["debris_deletion"])
+        self.debris_blot = tuple(float(x) for x in c["debris_blot"])  # a speck read as 1, 2 … letters it hides
         self.class_merge_backoff = float(c["class_merge_backoff"])
         self.prior: dict[tuple[str, str], float] = {}  # the hand table alone
         for a, b, cost in c["pairs"]:
