@@ -281,12 +281,14 @@ class ContextReader:
         if not scored:
             return None
         score, best, cost = scored[0]
-        runner_up = scored[1][0] if len(scored) > 1 else base
-        gain, ahead = score - base, score - max(runner_up, base)
+        # how far the reading is ahead of the print, and of the next reading or the print,
+        # whichever is nearer: what it is applied by and how sure it is
+        gain = score - base
+        ahead = score - max(scored[1][0], base) if len(scored) > 1 else gain
         accent = bare is not None and best == bare
         if accent:
             margin = st.accent_margin  # an accent the print has and the sentence refuses: a speck, or the period's
-        applied = gain >= margin and score - runner_up >= lead and cost <= max_cost
+        applied = gain >= margin and ahead >= lead and cost <= max_cost
         if not applied and (gain < st.suggestion_margin or cost > max_cost or accent):
             return None  # (an accent below the margin is most often the period's: not even suggested)
         confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
@@ -375,12 +377,11 @@ class ContextReader:
             return None
         options.sort(reverse=True)
         score, best, cost = options[0]
-        runner_up = options[1][0] if len(options) > 1 else keep
         gain = score - keep
-        applied = gain >= margin and score - runner_up >= self.settings.realword_lead
+        ahead = score - max(options[1][0], keep) if len(options) > 1 else gain  # (as ``_decide`` weighs it)
+        applied = gain >= margin and ahead >= self.settings.realword_lead
         if not applied and gain < self.settings.suggestion_margin:
             return None
-        ahead = score - max(runner_up, keep)
         confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
 
