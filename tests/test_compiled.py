@@ -31,11 +31,17 @@ def package_copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def imported(root: Path, code: str) -> str:
-    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
-                       env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"})
+def run_in(root: Path, code: str, *args: str) -> subprocess.CompletedProcess:
+    """Python code run with the package copy at ``root`` (and nothing else of ours) on its path."""
+    r = subprocess.run([sys.executable, "-c", code, *args], cwd=root, capture_output=True, text=True,
+                       env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
+                            "PYTHONDONTWRITEBYTECODE": "1"})
     assert r.returncode == 0, r.stderr
-    return r.stdout
+    return r
+
+
+def imported(root: Path, code: str) -> str:
+    return run_in(root, code).stdout
 
 
 def test_the_clean_stage_runs_compiled():
@@ -85,10 +91,7 @@ def test_compiled_and_source_modules_clean_a_chapter_alike(tmp_path):
         if mode == "source":
             for digest in (root / "pipeline").rglob("*.so.sha256"):
                 digest.unlink()
-        r = subprocess.run([sys.executable, "-c", code, str(chapter)], cwd=root, capture_output=True, text=True,
-                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())})
-        assert r.returncode == 0, r.stderr
-        runs[mode] = r
+        runs[mode] = run_in(root, code, str(chapter))
     assert runs["compiled"].stderr.splitlines()[-1] == str(compiled_in_setup())
     assert runs["source"].stderr.splitlines()[-1] == "[]"
     assert runs["compiled"].stdout == runs["source"].stdout

@@ -469,9 +469,10 @@ class ContextReader:
             fa, fb = fold_letters(a.lower()), fold_letters(b.lower())
             hit = {}
             for hidden in range(1, len(self.corrector.model.debris_blot) + 1):
-                for letters in itertools.product(_LETTERS, repeat=hidden):
-                    for c in by_fold.get(fa + "".join(letters) + fb, ()):
-                        hit.setdefault(c, hidden)
+                # (the strings matched against the folded words at once, as ``known_candidates`` does)
+                spelt = {fa + "".join(letters) + fb for letters in itertools.product(_LETTERS, repeat=hidden)}
+                for f in sorted(by_fold.keys() & spelt):
+                    hit.update(dict.fromkeys(by_fold[f], hidden))
             self._blotted[key] = hit
         return hit
 
