@@ -2,7 +2,8 @@
 cannot be built (no C compiler), the install goes on and everything runs in Python.
 Everything else about the package is in pyproject.toml.
 
-- The channel's search (pipeline/clean/_search.pyx, the same as ``correct._dp``).
+- The channel's search (pipeline/clean/_search.pyx, the same as ``correct._dp``), and
+  the Littré's pairs' (pipeline/clean/_pairs.pyx, the same as ``sequence._fill``).
 - The clean stage's busiest modules, compiled by Cython as they are written (no type
   declared: the same Python, its calls and look-ups made in C rather than by the
   interpreter's loop; 16% fewer instructions for the stage, bench/README.md). Each
@@ -82,7 +83,8 @@ def remove_stale_c() -> None:
 remove_stale_c()
 # (no debugging information: a quarter of gcc's time, and nothing that runs differs)
 extensions = [Extension(name, [path], optional=True, extra_compile_args=["-g0"])
-              for name, path in [("pipeline.clean._search", "pipeline/clean/_search.pyx")]
+              for name, path in [("pipeline.clean._search", "pipeline/clean/_search.pyx"),
+                                 ("pipeline.clean._pairs", "pipeline/clean/_pairs.pyx")]
               + [(module_name(p), p) for p in COMPILED]]
 
 setup(ext_modules=cythonize(extensions, quiet=True, compiler_directives=DIRECTIVES, nthreads=2),

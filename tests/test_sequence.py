@@ -143,6 +143,33 @@ def test_pairs_looked_up_together_are_the_pairs_looked_up_one_by_one():
     assert empty._pair_of == {1: 0, 2: 0}
 
 
+def test_the_compiled_pairs_search_finds_the_counts_numpy_finds():
+    """setup.py compiles the pairs' search (pipeline/clean/_pairs.pyx) at install: on
+    the Littré's counts (or a text's, where it is not installed), every pair found,
+    missed, before the first key and past the last, the counts of ``sequence._fill``."""
+    import random
+
+    assert sequence._pairs is not None, "the compiled search was not built: run make install (a C compiler is needed)"
+    assert sequence._FILL is sequence._pairs.fill
+    counts = SequenceModel.default().counts
+    if not len(counts.pairs):
+        counts = Counts.of(tokens("de la carte. de la couleur. la carte basse. " * 3))
+    pairs = counts.pairs.tolist()
+    keys = pairs[:: max(1, len(pairs) // 500)] + [k + 1 for k in pairs[:: max(1, len(pairs) // 300)]]
+    keys += [0, pairs[0] - 1, pairs[0], pairs[-1], pairs[-1] + 1, 1 << 60]
+    random.Random(5).shuffle(keys)
+    compiled, numpy = {}, {}
+    sequence._pairs.fill(compiled, counts.pairs, counts.pair_counts, keys)
+    sequence._fill(numpy, counts.pairs, counts.pair_counts, keys)
+    assert compiled == numpy and len(compiled) == len(set(keys))
+    assert compiled[pairs[-1]] == int(counts.pair_counts[-1]) > 0 and compiled[1 << 60] == 0
+    printed = set(pairs)
+    assert all(compiled[k] == 0 for k in keys if k not in printed)
+    seen = {keys[0]: -1}  # a key already in the memo is not looked up again
+    sequence._pairs.fill(seen, counts.pairs, counts.pair_counts, keys[:1])
+    assert seen == {keys[0]: -1}
+
+
 def test_the_book_s_counts_are_read_to_a_few_significant_binary_digits():
     from pipeline.clean.rounded import rounded, rounded_counts
 

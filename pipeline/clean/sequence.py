@@ -57,6 +57,7 @@ from .. import memos
 from ..resources import _OPEN, Consulted, looked_up
 from .settings import CleanSettings, SequenceSettings
 
+
 FORMAT = 1  # the derivation's version: part of the cache key, raise it when the counts change
 
 # what the model reads as a token: a word (with the apostrophe of an elision: "qu'",
@@ -216,6 +217,33 @@ def littre_counts(path: Path) -> Counts | None:
     return counts
 
 
+def _fill(memo: dict[int, int], pairs: np.ndarray, counts: np.ndarray, keys: list[int]) -> None:
+    """Each pair of ``keys`` not in ``memo`` looked up in the sorted ``pairs``: ``memo[key]``
+    is its count in ``counts``, 0 if it is not there (``_pairs.fill``, compiled)."""
+    keys = [k for k in keys if k not in memo]
+    if not keys:
+        return
+    if not len(pairs):
+        memo.update(dict.fromkeys(keys, 0))
+        return
+    # sorted, the keys are found in one sweep of the millions of pairs (numpy's search
+    # starts each where the last ended), not each from the top, out of the cache
+    wanted = np.sort(np.array(keys, dtype=np.int64))
+    at = np.minimum(pairs.searchsorted(wanted), len(pairs) - 1)
+    found = np.where(pairs[at] == wanted, counts[at], 0)
+    memo.update(zip(wanted.tolist(), found.tolist()))
+
+
+try:
+    from . import _pairs  # the same search compiled (setup.py: built at install where a compiler is)
+except ImportError:
+    _pairs = None
+
+# compiled where it was built: a word's candidates ask for a few dozen pairs at a time,
+# which numpy's set-up for one call costs more than searching them one by one in C
+_FILL = _pairs.fill if _pairs is not None else _fill
+
+
 # -- the model -----------------------------------------------------------------------------------
 
 
@@ -299,29 +327,14 @@ class SequenceModel:
         key = i << _SHIFT | j
         hit = self._pair_of.get(key)
         if hit is None:
-            k = int(self.counts.pairs.searchsorted(key))
-            hit = int(self.counts.pair_counts[k]) if k < len(self.counts.pairs) and self.counts.pairs[k] == key else 0
-            self._pair_of[key] = hit
+            self.prefetch([key])
+            hit = self._pair_of[key]
         return hit
 
     def prefetch(self, keys: list[int]) -> None:
         """Look up the counts of many pairs (keys as ``pair_of`` makes them) at once, into
-        ``pair_of``'s memo: one search of the sorted keys for the candidates of a word,
-        not one each."""
-        memo = self._pair_of
-        keys = [k for k in keys if k not in memo]
-        if not keys:
-            return
-        pairs = self.counts.pairs
-        if not len(pairs):
-            memo.update(dict.fromkeys(keys, 0))
-            return
-        # sorted, the keys are found in one sweep of the millions of pairs (numpy's search
-        # starts each where the last ended), not each from the top, out of the cache
-        wanted = np.sort(np.array(keys, dtype=np.int64))
-        at = np.minimum(pairs.searchsorted(wanted), len(pairs) - 1)
-        found = np.where(pairs[at] == wanted, self.counts.pair_counts[at], 0)
-        memo.update(zip(wanted.tolist(), found.tolist()))
+        ``pair_of``'s memo."""
+        _FILL(self._pair_of, self.counts.pairs, self.counts.pair_counts, keys)
 
     def pair(self, v: str, w: str) -> int:
         """How often the Littré prints w after v (memoised for the process)."""
