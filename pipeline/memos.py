@@ -53,7 +53,13 @@ class BookMemo(dict):
         self._keys: dict = {}  # one object for each (name, key) read, however many decisions read it
 
     def made_from(self, owners: tuple) -> bool:
-        return len(owners) == len(self.owners) and all(a is b for a, b in zip(self.owners, owners))
+        mine = self.owners
+        if len(owners) != len(mine):
+            return False
+        for a, b in zip(mine, owners):  # (a loop, not all() of a generator: asked for every word)
+            if a is not b:
+                return False
+        return True
 
     def kept(self, entry):
         """A decision and its reads (``resources.Noted``) as this memo keeps them, counted."""

@@ -579,8 +579,11 @@ _HYPHENATED = regex.compile(r"[\p{L}'’]+(?:-[\p{L}'’]+)+")
 
 def _lost_hyphen(text: str, m, lex) -> str | None:
     """'peutêtre', 'c'està-dire': a listed compound with one of its hyphens lost."""
+    lo, hi = max(0, m.start() - 20), min(len(text), m.end() + 20)
+    if text.find("-", lo, hi) < 0:
+        return None  # (most words: no compound is matched without a hyphen)
     span = None
-    for h in _HYPHENATED.finditer(text, max(0, m.start() - 20), min(len(text), m.end() + 20)):
+    for h in _HYPHENATED.finditer(text, lo, hi):
         if h.start() <= m.start() and h.end() >= m.end():
             span = h
             break
