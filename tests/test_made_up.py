@@ -140,6 +140,19 @@ def test_a_speck_inside_a_word_may_hide_its_letters(tmp_path, res):
         ("pr^ier", "prier", "clean.segmentation")]
 
 
+def test_a_speck_after_an_elided_letter_is_its_apostrophe_unless_the_sentence_reads_a_word(tmp_path, res):
+    # 'l^as', 'd^une': the apostrophe misread; 'la m^in', 'en m^ain': a blot over a letter,
+    # a glyph added, inside one word the sentence calls for (not "m'in", "m'ain")
+    seg = chapter(tmp_path, res, "Il joue l^as de pique, et d^une carte il prend la m^in.\n"
+                                 "\n"
+                                 "Il n^a plus de cartes en m^ain.\n")
+    assert [p.text.text for p in seg.passages] == ["Il joue l'as de pique, et d'une carte il prend la main.",
+                                                  "Il n'a plus de cartes en main."]
+    assert [(c.before, c.after, c.fix) for p in seg.passages for c in p.text.corrections()] == [
+        ("^", "'", "clean.elision"), ("^", "'", "clean.elision"), ("m^in", "main", "clean.non_word"),
+        ("^", "'", "clean.elision"), ("m^ain", "main", "clean.non_word")]
+
+
 # -- kinds of passages ---------------------------------------------------------------------------
 
 def test_games_headings_and_their_text_split(boston):

@@ -427,6 +427,9 @@ class ContextReader:
             keep = max(keep, self._chain([_normal(x), nb], prev, nxt, False) - st.weight * cost)
         for x, cost in self._readings(b):
             keep = max(keep, self._chain([na, _normal(x)], prev, nxt, False) - st.weight * cost)
+        if between in _APOSTROPHE_SPECKS and a.lower() in _ELIDED and b[0] in _VOWELS:
+            # or the speck is an elided word's apostrophe ("l^as de pique"), as the elision step reads it
+            keep = max(keep, self._chain([_normal(a + "'"), nb], prev, nxt, False) - st.weight * sg.apostrophe)
         options = []
         for c, cost in cands.items():
             if fits[c] < keep + st.suggestion_margin:
@@ -594,6 +597,7 @@ _UNSEEN = object()
 
 
 _VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")
+_APOSTROPHE_SPECKS = frozenset(["^", "'", "’"])  # what parts an elided word from the next, misread or not
 _ELIDED = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"])
 _ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare to part a word for
 

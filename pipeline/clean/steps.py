@@ -417,6 +417,7 @@ def _numbers_in_lists(text: str, ctx: CleanContext) -> Iterable[Edit]:
 
 
 # 'n ont', 'qu il', 'd aboid', 's^il': the apostrophe of an elided word, lost or misread
+_CARET = "^"  # (the one speck the sentence reads words through, ``_SEPARATOR``)
 _ELIDED = regex.compile(
     r"(?<![\p{L}\d'’])([ldnjmcLDNJMC]|[Qq]u|[Jj]usqu|[Ll]orsqu|[Pp]uisqu|[Qq]uoiqu|s(?=\s*\W?\s*(?:ils?|y|en)\b))"
     r"(\s+|\s*[\^`´]\s*|\s+['’]\s*|['’]\s+)"
@@ -426,7 +427,24 @@ _ELIDED = regex.compile(
 
 def _elision(text: str, ctx: CleanContext) -> Iterable[Edit]:
     apostrophe = "’" if text.count("’") > text.count("'") else "'"
+    toks = starts = None  # the sequence model's tokens, read only where a speck may be a word's
     for m in _ELIDED.finditer(text):
+        if ctx.reader is not None and m.group(2) == _CARET and m.group(1).islower():
+            # a speck with no space about it may also be a glyph the OCR added inside one
+            # word ('la m^ain') or a blot over its letters ('la m^in'): where the sentence
+            # calls for such a word rather than for the elision, it is left to the steps after
+            rest = _LETTER_RUN.match(text, m.end())
+            if rest is not None:
+                if toks is None:
+                    toks = token_spans(text)
+                    starts = [a for _, a, _ in toks]
+                k = bisect.bisect_left(starts, m.start())
+                j = bisect.bisect_left(starts, rest.end())
+                prev = toks[k - 1][0] if k > 0 else "."
+                nxt = toks[j][0] if j < len(toks) else "."
+                d = ctx.reader.join(m.group(1), rest.group(), prev, nxt, prev == ".", _CARET)
+                if d is not None and d.applied:
+                    continue
         if m.group(1)[0].isupper() and len(m.group(1)) == 1:
             # a capital alone is an elision only where a sentence starts ('C est …');
             # inside one it names a player ('D est en droit')
