@@ -82,7 +82,8 @@ def remove_stale_c() -> None:
 
 remove_stale_c()
 # (no debugging information: a quarter of gcc's time, and nothing that runs differs)
-extensions = [Extension(name, [path], optional=True, extra_compile_args=["-g0"])
+# (and no fused multiply-add: _pairs computes in C what Python computes, to the bit)
+extensions = [Extension(name, [path], optional=True, extra_compile_args=["-g0", "-ffp-contract=off"])
               for name, path in [("pipeline.clean._search", "pipeline/clean/_search.pyx"),
                                  ("pipeline.clean._pairs", "pipeline/clean/_pairs.pyx")]
               + [(module_name(p), p) for p in COMPILED]]

@@ -170,6 +170,37 @@ def test_the_compiled_pairs_search_finds_the_counts_numpy_finds():
     assert seen == {keys[0]: -1}
 
 
+def test_an_unknown_word_s_candidates_fit_the_same_compiled_and_on_numpy_arrays(monkeypatch):
+    """Many words after one (``_batch_after``) are fitted in C where setup.py built
+    ``_pairs.batch_after``, on numpy arrays where it did not: every value the same to the
+    last bit, and each the one-by-one formula's, after a word with Littré pairs and book
+    pairs, one whose book pairs are pooled, one the Littré does not know, and a mark."""
+    assert sequence._pairs is not None, "the compiled search was not built: run make install (a C compiler is needed)"
+    settings = CleanSettings.default().sequence
+    littre = Counts.of(tokens("de la carte. de la couleur. la carte basse. de la carte haute. la couleur de la carte."))
+    freq = {"carte": 5e-5, "cartes": 2e-5, "couleur": 3e-5, "la": 1e-2, "de": 2e-2, "basse": 1e-5}
+    words = ["carte", "cartes", "couleur", "zzz", "la", ".", "basse", "carté", "de"] * 8
+    assert len(words) > sequence._BATCH
+
+    def book():
+        model = SequenceModel(littre, settings, lambda w: freq.get(w, 0.0))
+        return model.with_book(BookCounts.of(["la carte basse, la carte basse, la carte basse; la cartes zzz"],
+                                             min_count=3))
+
+    for prev in ["la", "de", "zzz", ".", "basse", "cartes"]:
+        compiled = book().fits(prev, words, "la")
+        with monkeypatch.context() as m:
+            m.setattr(sequence, "_pairs", None)
+            on_arrays = book().fits(prev, words, "la")
+        one_by_one = [book().around(prev, w, "la") for w in words]
+        assert compiled == on_arrays == one_by_one, prev
+    # after 'la': 'carte', a pair of the Littré and of the book (thrice); 'carté', the Littré's
+    # (read as its 'carte') alone; 'couleur', the Littré's; 'cartes', the book's once, which does not count
+    seq = book()
+    fits = dict(zip(words, seq._batch_after("la", words, seq._history("la", 0))))
+    assert fits["carte"] > fits["carté"] > fits["couleur"] > -2 > fits["cartes"]
+
+
 def test_the_book_s_counts_are_read_to_a_few_significant_binary_digits():
     from pipeline.clean.rounded import rounded, rounded_counts
 

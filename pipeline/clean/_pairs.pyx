@@ -4,6 +4,7 @@
 # when built, its own numpy search when not; tests/test_sequence.py checks that the two
 # find the same counts. A word's candidates ask for a few dozen pairs at a time: searched
 # one by one in C, they cost less than numpy's set-up of one search for all of them.
+from libc.math cimport log10
 from libc.stdint cimport int64_t, uint32_t
 
 
@@ -24,3 +25,59 @@ def fill(dict memo, const int64_t[::1] pairs, const uint32_t[::1] counts, list k
             else:
                 hi = mid
         memo[k] = counts[lo] if lo < n and pairs[lo] == key else 0
+
+
+cdef Py_ssize_t _first_at_least(const int64_t[::1] pairs, Py_ssize_t lo, Py_ssize_t hi, int64_t key):
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if pairs[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def batch_after(list words, dict id_memo, object id_of, dict unigram_memo, object unigram,
+                const int64_t[::1] pairs, const uint32_t[::1] counts, int shift, object i, double h,
+                object b, double pair_weight, double unigram_weight, double discount, double floor):
+    """log10 P(w | v) of each of ``words`` (``sequence.BookSequence._batch_after``, which
+    this computes to the last bit: the same operations in the same order on doubles, and
+    the same C ``log10`` Python's ``math.log10`` calls). ``i``: v's Littré id (None if
+    none); ``h`` and the weights: v's history as ``_history`` makes it; ``b``: the book's
+    counts of each pair (v, w) that count, or None (v's book pairs pooled). A word's id
+    and unigram are read from their memos, or asked of ``id_of`` and ``unigram``. v's
+    pairs are one run of the sorted ``pairs``: found once, each word searched in it."""
+    cdef Py_ssize_t n = len(words), k, lo = 0, hi = 0, at
+    cdef int64_t base = 0, j
+    cdef double p, pc, bk
+    cdef bint paired = i is not None and h > 0
+    cdef list out = [None] * n
+    if paired:
+        base = (<int64_t>i) << shift
+        lo = _first_at_least(pairs, 0, pairs.shape[0], base)
+        hi = _first_at_least(pairs, lo, pairs.shape[0], base + (<int64_t>1 << shift))
+    for k in range(n):
+        w = words[k]
+        u = unigram_memo.get(w)
+        p = u if u else unigram(w)  # (as ``unigrams.get(w) or unigram(w)``)
+        if h > 0:
+            pc = 0.0
+            if paired:
+                jw = id_memo.get(w, -1)
+                if jw == -1:
+                    jw = id_of(w)
+                if jw is not None:
+                    j = base | <int64_t>jw
+                    at = _first_at_least(pairs, lo, hi, j)
+                    if at < hi and pairs[at] == j:
+                        pc = <double>counts[at]
+            bk = 0.0 if b is None else <double><int64_t>b[k]
+            pc = pc - discount
+            if pc < 0.0:
+                pc = 0.0
+            p = (pc + pair_weight * bk + unigram_weight * p) / h
+        if p < floor:
+            p = floor
+        out[k] = log10(p)
+    return out

@@ -576,24 +576,25 @@ class BookSequence:
         """log10 P(w | prev) of each word, with the Littré's counts of the pairs of each
         word with both its neighbours looked up at once."""
         m = self.model
-        id_of, known = m.id_of, m._id_of.get
-        i, k = id_of(prev), id_of(nxt)
-        keys = []
-        for w in words:
-            j = known(w, -1)
-            if j == -1:
-                j = id_of(w)
-            if j is not None:
-                if i is not None:
-                    keys.append(i << _SHIFT | j)
-                if k is not None:
-                    keys.append(j << _SHIFT | k)
-        m.prefetch(keys)
-        memo, after, unigrams = self._memo, self._after, self._unigram
         before = self._histories.get((prev, 0)) or self._history(prev, 0)
         if len(words) > _BATCH:
+            # (the second pairs not looked up: of hundreds of words, the few best are asked for them)
             out = self._batch_after(prev, words, before)
         else:
+            id_of, known = m.id_of, m._id_of.get
+            i, k = id_of(prev), id_of(nxt)
+            keys = []
+            for w in words:
+                j = known(w, -1)
+                if j == -1:
+                    j = id_of(w)
+                if j is not None:
+                    if i is not None:
+                        keys.append(i << _SHIFT | j)
+                    if k is not None:
+                        keys.append(j << _SHIFT | k)
+            m.prefetch(keys)
+            memo, after, unigrams = self._memo, self._after, self._unigram
             out = []
             for w in words:
                 key = (prev, w, 0)
@@ -611,25 +612,28 @@ class BookSequence:
         same order, each rounded as Python rounds it, and the logarithm Python's
         (``math.log10``), so that every value is ``_after``'s to the last bit. Not
         memoised: a word's candidates after one word are seldom asked for again.
-        The pairs' Littré counts are ``prefetch``'s."""
+        Compiled where it was built (``_pairs.batch_after``, the same to the bit)."""
         m = self.model
+        i, h, pooled, pair_weight, unigram_weight = history
+        b = None
+        if h > 0 and not pooled:
+            least = self.book.min_count
+            b = [x if x >= least else 0 for x in looked_up(self.book.pairs, list(zip(repeat(v), words)), 0)]
+        if _pairs is not None:
+            return _pairs.batch_after(words, m._id_of, m.id_of, self._unigram, self.unigram, m.counts.pairs,
+                                      m.counts.pair_counts, _SHIFT, i, h, b, pair_weight, unigram_weight,
+                                      self._discount, self._floor)
         unigrams, unigram = self._unigram, self.unigram
         p = np.array([unigrams.get(w) or unigram(w) for w in words])
-        i, h, pooled, pair_weight, unigram_weight = history
         if h > 0:
-            id_of, pair_of = m._id_of, m._pair_of
             if i is None:
                 pc = np.zeros(len(words))
             else:
-                base = i << _SHIFT
-                pc = np.array([0 if j is None else pair_of[base | j] for j in map(id_of.__getitem__, words)],
-                              dtype=np.int64)
-            if pooled:
-                b = 0
-            else:
-                b = np.array(looked_up(self.book.pairs, list(zip(repeat(v), words)), 0), dtype=np.int64)
-                b[b < self.book.min_count] = 0
-            p = (np.maximum(pc - self._discount, 0.0) + pair_weight * b + unigram_weight * p) / h
+                m.prefetch([i << _SHIFT | j for j in map(m.id_of, words) if j is not None])
+                base, pair_of = i << _SHIFT, m._pair_of
+                pc = np.array([0 if j is None else pair_of[base | j] for j in map(m.id_of, words)], dtype=np.int64)
+            p = (np.maximum(pc - self._discount, 0.0) + pair_weight * (0 if b is None else np.array(b, dtype=np.int64))
+                 + unigram_weight * p) / h
         return list(map(math.log10, np.maximum(p, self._floor).tolist()))
 
     def _second(self, nxt: str) -> Callable[[str], float]:
