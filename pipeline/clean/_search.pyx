@@ -2,8 +2,24 @@
 # The channel's search (pipeline/clean/correct.py: _dp) compiled by Cython at install
 # (setup.py, an optional extension): correct.py uses it when built, its own _dp when not;
 # tests/test_correct.py checks that the two cost every pair alike. Change both together.
+from cpython.dict cimport PyDict_GetItem
+from cpython.object cimport PyObject
 from libc.stdlib cimport malloc, free
 from libc.math cimport INFINITY
+
+
+cdef inline bint _at(str word, Py_ssize_t j, str target):
+    """``word.startswith(target, j)``, read letter by letter without a method's call."""
+    cdef Py_ssize_t k, t = len(target)
+    cdef Py_UCS4 x, y
+    if j + t > len(word):
+        return False
+    for k in range(t):
+        x = word[j + k]
+        y = target[k]
+        if x != y:
+            return False
+    return True
 
 def dp(model, str printed, str word, bint long_s, double limit, subrow_cls):
     """``correct._dp``, compiled: the same steps in the same order (so the same sums,
@@ -16,6 +32,7 @@ def dp(model, str printed, str word, bint long_s, double limit, subrow_cls):
     cdef Py_ssize_t i, j, jj, lo, hi, band, span, r, la
     cdef double cur, v, c, pc, mc, drop, best
     cdef bint inserted
+    cdef PyObject* hit
     if d == NULL or drops_c == NULL or wins_c == NULL:
         free(d); free(drops_c); free(wins_c)
         raise MemoryError()
@@ -44,7 +61,7 @@ def dp(model, str printed, str word, bint long_s, double limit, subrow_cls):
                         if v < d[i * W + j + 1]:
                             d[i * W + j + 1] = v
                         for target, c in inserts.get(word[j], ()):
-                            if word.startswith(target, j):
+                            if _at(word, j, target):
                                 jj = j + len(target)
                                 if jj <= m and cur + c < d[i * W + jj]:
                                     d[i * W + jj] = cur + c
@@ -70,24 +87,26 @@ def dp(model, str printed, str word, bint long_s, double limit, subrow_cls):
                     d[i * W + j + 1] = v
                 b = word[j]
                 if inserted and b in inserts:
-                    for target, c in inserts[b]:
-                        if word.startswith(target, j):
+                    for target, c in <list> inserts[b]:
+                        if _at(word, j, target):
                             jj = j + len(target)
                             if jj <= m and cur + c < d[i * W + jj]:
                                 d[i * W + jj] = cur + c
-                v = cur + <double> sub[b]
+                # (the row's costs read as a dict's: only a letter it lacks goes to its ``__missing__``)
+                hit = PyDict_GetItem(sub, b)
+                v = cur + (<double> <object> hit if hit != NULL else <double> sub[b])
                 if v < d[(i + 1) * W + j + 1]:
                     d[(i + 1) * W + j + 1] = v
                 if group:
-                    for la, target, pc in group:
-                        if word.startswith(target, j):
+                    for la, target, pc in <list> group:
+                        if _at(word, j, target):
                             jj = j + len(target)
                             if cur + pc < d[(i + la) * W + jj]:
                                 d[(i + la) * W + jj] = cur + pc
                 if merge is not None:
-                    mcv = merge.get(wclass[j])
-                    if mcv is not None:
-                        mc = mcv
+                    hit = PyDict_GetItem(merge, wclass[j])
+                    if hit != NULL:
+                        mc = <double> <object> hit
                         if cur + mc < d[(i + 2) * W + j + 1]:
                             d[(i + 2) * W + j + 1] = cur + mc
             if limit < INFINITY:
