@@ -186,13 +186,8 @@ class ContextReader:
         st = self.settings
         lower = printed.lower()
         folded = fold_letters(lower)
-        cands = self._index_candidates.get(printed)
-        if cands is None:
-            # the index also offers an elided article with a word ("l'enclave" for 'Tenclave'),
-            # which is no word of its own to the sequence model: the corrector decides those
-            cands = self._index_candidates[printed] = [c for c in sorted(index.candidates(printed))
-                                                       if index.zipf.get(c, 0.0) >= st.min_zipf]
-        cands = set(cands)
+        indexed = self._index_words(printed)
+        extra: set[str] = set()
         followers = self.sequence.followers_of(prev, st.max_followers)
         if followers:
             limit = max(2, len(folded) // 3)
@@ -201,9 +196,16 @@ class ContextReader:
             if folded_followers is None:
                 folded_followers = self._folded_followers[prev] = [index.folded[f] for f in followers]
             near = process.extract(folded, folded_followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
-            cands |= {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
-        cands.discard(lower)
-        hit = self._unknown[key] = [c for c in _commonest_spellings(sorted(cands), index, self.sequence.model.alias,
+            extra = {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
+        # the index's words (sorted) and the followers it lacks, sorted as one: two runs
+        # that the sort merges in one pass
+        cands = [c for c in indexed if c != lower]
+        if extra:
+            extra.difference_update(indexed)
+            extra.discard(lower)
+            cands += sorted(extra)
+            cands.sort()
+        hit = self._unknown[key] = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias,
                                                                     self._alone())
                                     if index.folded[c] != folded]
         return hit
@@ -511,10 +513,15 @@ class ContextReader:
         return [(c, cost) for c, cost in self.known_candidates(printed) if cost <= st.realword_max_cost]
 
     def _index_words(self, printed: str) -> list[str]:
+        """The index's candidates of a printed word at least ``min_zipf`` common, sorted
+        (memoised). The index also offers an elided article with a word ("l'enclave" for
+        'Tenclave'), no word of its own to the sequence model: the corrector decides those."""
         hit = self._index_candidates.get(printed)
         if hit is None:
-            hit = self._index_candidates[printed] = [c for c in sorted(self.index.candidates(printed))
-                                                     if self.index.zipf.get(c, 0.0) >= self.settings.min_zipf]
+            zipf, least = self.index.zipf, self.settings.min_zipf
+            # (filtered before sorted: the same list, fewer strings compared)
+            hit = self._index_candidates[printed] = sorted(
+                [c for c in self.index.candidates(printed) if zipf.get(c, 0.0) >= least])
         return hit
 
     def split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
