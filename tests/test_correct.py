@@ -601,6 +601,28 @@ def test_a_cost_asked_within_a_limit_is_the_cost_or_inf_when_dearer():
     assert stopped > 300
 
 
+def test_the_compiled_edits_find_the_words_one_letter_away_that_the_python_edits_find():
+    """setup.py compiles the search for the known words one letter from a word
+    (pipeline/clean/_edits.pyx); it must find what ``_edits1`` intersected with the
+    table finds: a letter lost, read as another or added, at the first place and the
+    last, for the words of a sentence against a table of their neighbours."""
+    from pipeline.clean import context
+
+    assert context._compiled_edits1_in is not None, "the compiled edits were not built: run make install"
+    table = {w: [w] for w in ["jeu", "jeux", "je", "feu", "eu", "jeun", "ajeu", "joue", "jour", "tour", "four",
+                              "carte", "cartes", "carle", "arte", "cartel", "c-arte", "l'or", "or", "a", "b", ""]}
+    words = ["jeu", "joue", "tour", "carte", "carle", "cart", "arte", "l'or", "lor", "o", "a", "", "c-arte", "zzz"]
+    for w in words:
+        expected = table.keys() & context._edits1(w)
+        assert context._compiled_edits1_in(w, table) == expected, w
+        assert context._edits1_in(w, table) == expected, w
+    assert context._compiled_edits1_in("jeu", table) == {"jeux", "je", "feu", "eu", "jeun", "ajeu"}
+    assert context._compiled_edits1_in("", table) == {"a", "b"}
+    # a word beyond ASCII is left to the Python edits ('é' is no letter they add)
+    assert context._compiled_edits1_in("carté", table) is None
+    assert context._edits1_in("carté", table) == {"carte"} == table.keys() & context._edits1("carté")
+
+
 def test_the_compiled_search_costs_every_pair_as_the_python_search_does():
     """setup.py compiles the channel's search (pipeline/clean/_search.pyx) at install;
     it must give the costs of ``correct._dp`` to the last bit, within every limit, on

@@ -121,7 +121,7 @@ class ContextReader:
             zipf = index.zipf
             # the few hundred strings one letter away matched against the folded words
             # at once (in C), rather than looked up one by one
-            for e in by_fold.keys() & _edits1(folded):
+            for e in _edits1_in(folded, by_fold):
                 for c in by_fold[e]:
                     if zipf[c] >= floor:
                         cands.add(c)
@@ -619,6 +619,24 @@ def _edits1(word: str) -> set[str]:
     out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]}
     out |= {a + c + b for a, b in splits for c in _LETTERS}
     return out
+
+
+try:
+    from ._edits import edits1_in as _compiled_edits1_in  # setup.py: built at install where a compiler is
+except ImportError:
+    _compiled_edits1_in = None
+
+
+def _edits1_in(word: str, table: dict) -> set[str]:
+    """``table.keys() & _edits1(word)``: the strings one letter away from a folded word
+    that the table has, found by the compiled ``_edits.edits1_in`` where it was built
+    (a word of ASCII letters: each string made in one buffer, not a few hundred kept
+    in a set first; tests/test_correct.py holds the two the same)."""
+    if _compiled_edits1_in is not None:
+        hit = _compiled_edits1_in(word, table)
+        if hit is not None:
+            return hit
+    return table.keys() & _edits1(word)
 
 
 def _by_fold(index, min_zipf: float) -> dict[str, list[str]]:
