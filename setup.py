@@ -5,7 +5,8 @@ Everything else about the package is in pyproject.toml.
 - The channel's search (pipeline/clean/_search.pyx, the same as ``correct._dp``), the
   Littré's pairs' (pipeline/clean/_pairs.pyx, the same as ``sequence._fill``), and the
   known words one letter from a word (pipeline/clean/_edits.pyx, the same as
-  ``context._edits1`` with the table).
+  ``context._edits1`` with the table), and the words within a few plain edits of
+  another (pipeline/clean/_within.pyx, the same as ``correct.within`` by rapidfuzz).
 - The clean stage's busiest modules, compiled by Cython as they are written (no type
   declared: the same Python, its calls and look-ups made in C rather than by the
   interpreter's loop; 16% fewer instructions for the stage, bench/README.md). Each
@@ -88,7 +89,8 @@ remove_stale_c()
 extensions = [Extension(name, [path], optional=True, extra_compile_args=["-g0", "-ffp-contract=off"])
               for name, path in [("pipeline.clean._search", "pipeline/clean/_search.pyx"),
                                  ("pipeline.clean._pairs", "pipeline/clean/_pairs.pyx"),
-                                 ("pipeline.clean._edits", "pipeline/clean/_edits.pyx")]
+                                 ("pipeline.clean._edits", "pipeline/clean/_edits.pyx"),
+                                 ("pipeline.clean._within", "pipeline/clean/_within.pyx")]
               + [(module_name(p), p) for p in COMPILED]]
 
 setup(ext_modules=cythonize(extensions, quiet=True, compiler_directives=DIRECTIVES, nthreads=2),

@@ -601,6 +601,45 @@ def test_a_cost_asked_within_a_limit_is_the_cost_or_inf_when_dearer():
     assert stopped > 300
 
 
+def test_the_compiled_distances_keep_the_choices_rapidfuzz_keeps_in_its_order():
+    """setup.py compiles the filter of an unknown word's candidates by plain edits
+    (pipeline/clean/_within.pyx); it must keep what rapidfuzz's ``process.extract``
+    keeps, (distance, index) each, nearest first, then in the choices' order: for
+    letters beyond Latin-1 ('œ', 'ſ') too, and for two thousand random words against
+    random choices (a fixed seed)."""
+    import random
+
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    from pipeline.clean import correct
+
+    assert correct._compiled_within is not None, "the compiled distances were not built: run make install"
+
+    def extract(word, choices, most):
+        return [(d, k) for _, d, k in process.extract(word, choices, scorer=Levenshtein.distance,
+                                                      score_cutoff=most, limit=None)]
+
+    choices = ["carle", "cartes", "jeu", "carte", "arte", "xcarte", "", "cœur", "coeur"]
+    assert correct._compiled_within("carte", choices, 1) == [(0, 3), (1, 0), (1, 1), (1, 4), (1, 5)]
+    assert correct._compiled_within("cœur", choices, 2) == [(0, 7), (2, 8)]  # œ read o, e added
+    assert correct._compiled_within("caſte", choices, 1) == [(1, 3)]
+    assert correct._compiled_within("jeu", choices, 3) == extract("jeu", choices, 3)
+    # an empty word and one of more than 64 letters are left to rapidfuzz
+    assert correct._compiled_within("", choices, 1) is None
+    assert correct._compiled_within("a" * 65, choices, 3) is None
+    assert correct.within("", choices, 1) == [(0, 6)]
+    assert correct.within("carte" * 13, ["carte" * 13 + "s"], 3) == [(1, 0)]
+    rng = random.Random(7)
+    letters = "abcdeéèœſxyz"
+    for _ in range(2000):
+        word = "".join(rng.choice(letters) for _ in range(rng.randint(1, 12)))
+        choices = ["".join(rng.choice(letters) for _ in range(rng.randint(0, 14))) for _ in range(rng.randint(0, 20))]
+        choices += [word[:k] + word[k + 1:] for k in range(len(word))]
+        most = rng.randint(0, 4)
+        assert correct._compiled_within(word, choices, most) == extract(word, choices, most), (word, choices, most)
+
+
 def test_the_compiled_edits_find_the_words_one_letter_away_that_the_python_edits_find():
     """setup.py compiles the search for the known words one letter from a word
     (pipeline/clean/_edits.pyx); it must find what ``_edits1`` intersected with the

@@ -29,14 +29,13 @@ from functools import lru_cache
 from typing import Mapping
 from weakref import WeakKeyDictionary
 
-from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from ..lexicon import Lexicon
 from .. import memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
-from .correct import Corrector, _cased, _lexicon_index, period_as_printed
+from .correct import Corrector, _cased, _lexicon_index, period_as_printed, within
 from .sequence import BookSequence, normal
 from .settings import ContextSettings, SegmentationSettings
 
@@ -195,8 +194,8 @@ class ContextReader:
             folded_followers = self._folded_followers.get(prev)
             if folded_followers is None:
                 folded_followers = self._folded_followers[prev] = [index.folded[f] for f in followers]
-            near = process.extract(folded, folded_followers, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
-            extra = {followers[k] for _, _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
+            near = within(folded, folded_followers, limit)
+            extra = {followers[k] for _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
         # the index's words (sorted) and the followers it lacks, sorted as one: two runs
         # that the sort merges in one pass
         cands = [c for c in indexed if c != lower]
@@ -458,9 +457,9 @@ class ContextReader:
         if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
             near = index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined)
             folded = fold_letters(lower)
-            for _, _, c in process.extract(folded, {c: index.folded[c] for c in sorted(near)},
-                                           scorer=Levenshtein.distance, score_cutoff=2, limit=None):
-                cands.setdefault(c, None)
+            words = sorted(near)
+            for _, k in within(folded, [index.folded[c] for c in words], 2):
+                cands.setdefault(words[k], None)
         return cands
 
     def _blotted_words(self, a: str, b: str) -> dict[str, int]:

@@ -445,6 +445,26 @@ def _compiled_search(model: ChannelModel, printed: str, word: str, long_s: bool,
 _SEARCH = _compiled_search if _search is not None else _dp
 
 
+try:
+    from ._within import within as _compiled_within  # setup.py: built at install where a compiler is
+except ImportError:
+    _compiled_within = None
+
+
+def within(word: str, choices: list[str], most: int) -> list[tuple[int, int]]:
+    """(distance, k) of each ``choices[k]`` at most ``most`` plain edits (Levenshtein)
+    from ``word``, nearest first, then in the choices' order: what rapidfuzz's
+    ``process.extract`` finds, by the compiled ``_within.within`` where it was built
+    (an unknown word's candidates are hundreds, most of them far: no Python object is
+    made for one not kept; tests/test_correct.py holds the two the same)."""
+    if _compiled_within is not None:
+        hit = _compiled_within(word, choices, most)
+        if hit is not None:
+            return hit
+    return [(d, k) for _, d, k in process.extract(word, choices, scorer=Levenshtein.distance, score_cutoff=most,
+                                                  limit=None)]
+
+
 class _Folded(dict):
     """word → its letters folded (``fold_letters``), each made when first asked for."""
 
@@ -870,15 +890,14 @@ class Corrector:
         folded = fold_letters(printed)
         fold_of = self.index.folded
         words = list(cands)
-        near = process.extract(folded, list(map(fold_of.__getitem__, words)), scorer=Levenshtein.distance,
-                               score_cutoff=3, limit=None)
+        near = within(folded, list(map(fold_of.__getitem__, words)), 3)
         # branch and bound: a candidate scores at most its prior, so once the priors
         # left fall below the second best score, no candidate left can matter
         # (each plain edit costs at least the cheapest confusion: a bound on the score)
         cheapest = s.weight * 0.2
-        words = [words[k] for _, _, k in near]
+        words = [words[k] for _, k in near]
         priors = self.priors(words, ctx, capped=not known)
-        bounds = [p - cheapest * d for p, (_, d, _) in zip(priors, near)]
+        bounds = [p - cheapest * d for p, (d, _) in zip(priors, near)]
         # (the 20 of highest bound as a sort would rank them, without sorting hundreds)
         ranked = heapq.nlargest(20, zip(bounds, words, priors))
         scored: list[tuple[float, float, str]] = []
