@@ -6,7 +6,9 @@ Everything else about the package is in pyproject.toml.
   Littré's pairs' (pipeline/clean/_pairs.pyx, the same as ``sequence._fill``), and the
   known words one letter from a word (pipeline/clean/_edits.pyx, the same as
   ``context._edits1`` with the table), and the words within a few plain edits of
-  another (pipeline/clean/_within.pyx, the same as ``correct.within`` by rapidfuzz).
+  another (pipeline/clean/_within.pyx, the same as ``correct.within`` by rapidfuzz),
+  and the loop of the corrector's priors (pipeline/clean/_priors.pyx, the same as
+  ``correct._prior_loop``).
 - The clean stage's busiest modules, compiled by Cython as they are written (no type
   declared: the same Python, its calls and look-ups made in C rather than by the
   interpreter's loop; 16% fewer instructions for the stage, bench/README.md). Each
@@ -90,7 +92,8 @@ extensions = [Extension(name, [path], optional=True, extra_compile_args=["-g0", 
               for name, path in [("pipeline.clean._search", "pipeline/clean/_search.pyx"),
                                  ("pipeline.clean._pairs", "pipeline/clean/_pairs.pyx"),
                                  ("pipeline.clean._edits", "pipeline/clean/_edits.pyx"),
-                                 ("pipeline.clean._within", "pipeline/clean/_within.pyx")]
+                                 ("pipeline.clean._within", "pipeline/clean/_within.pyx"),
+                                 ("pipeline.clean._priors", "pipeline/clean/_priors.pyx")]
               + [(module_name(p), p) for p in COMPILED]]
 
 setup(ext_modules=cythonize(extensions, quiet=True, compiler_directives=DIRECTIVES, nthreads=2),

@@ -640,6 +640,38 @@ def test_the_compiled_distances_keep_the_choices_rapidfuzz_keeps_in_its_order():
         assert correct._compiled_within(word, choices, most) == extract(word, choices, most), (word, choices, most)
 
 
+def test_the_compiled_priors_are_the_python_priors_to_the_last_bit():
+    """setup.py compiles the loop of the corrector's priors (pipeline/clean/_priors.pyx);
+    it must give ``_prior_loop``'s numbers to the bit, capped and not, with the book's
+    counts read one by one or from a list, a word no frequency gives (0.0), a count
+    beyond the table, and the terms asked recorded as ``_TermsAsked`` records them."""
+    from pipeline.clean import correct
+
+    assert correct._compiled_prior_loop is not None, "the compiled priors were not built: run make install"
+    words = ["Partie", "jeu", "carte", "xq", "as", "Roi", "écarté", "de"]
+    zs = [4.62, 5.1, 4.87, 0.0, 4.9, 3.75, 2.5, 7.53]
+    counts = {"partie": 12, "jeu": 3, "carte": 250_000, "roi": 1, "écarté": 7}
+    terms = frozenset({"carte", "roi", "as"})
+    table = correct._LOG2
+    for capped in (True, False):
+        for term_bonus in (0.0, 1.25):
+            expected = correct._prior_loop(words, zs, None, counts.get, None, terms, table, 0.35, 6.0, 1.5,
+                                           term_bonus, capped)
+            got = correct._compiled_prior_loop(words, zs, None, counts.get, None, terms, table, 0.35, 6.0, 1.5,
+                                               term_bonus, capped)
+            assert [x.hex() for x in got] == [x.hex() for x in expected]
+            listed = [counts.get(w.lower(), 0) for w, z in zip(words, zs) if z > 0]
+            asked_py, asked_c = {}, {}
+            assert correct._compiled_prior_loop(words, zs, iter(listed), None, asked_c, terms, table, 0.35, 6.0, 1.5,
+                                                term_bonus, capped) == correct._prior_loop(
+                words, zs, iter(listed), None, asked_py, terms, table, 0.35, 6.0, 1.5, term_bonus, capped) == expected
+            assert asked_c == asked_py == {"partie": False, "jeu": False, "carte": True, "as": True, "roi": True,
+                                           "écarté": False, "de": False}
+    assert expected[3] == 0.0  # no frequency: no prior
+    # 'carte' counted beyond the table: its bonus the table's last, as the Python reads it
+    assert expected[2] == 4.87 + 1.25 + 0.35 * table[-1]
+
+
 def test_the_compiled_edits_find_the_words_one_letter_away_that_the_python_edits_find():
     """setup.py compiles the search for the known words one letter from a word
     (pipeline/clean/_edits.pyx); it must find what ``_edits1`` intersected with the

@@ -114,8 +114,8 @@ class ContextReader:
             folded = fold_letters(lower)
             z = self.lexicon.zipf(printed)
             floor = max(st.min_zipf, z - st.reach)
-            cands = {c for c in index.same_skeleton(printed, floor)
-                     if Levenshtein.distance(index.folded[c], folded, score_cutoff=2) <= 2}
+            same = list(index.same_skeleton(printed, floor))
+            cands = {same[k] for _, k in within(folded, [index.folded[c] for c in same], 2)}
             by_fold = self._by_fold()
             zipf = index.zipf
             # the few hundred strings one letter away matched against the folded words

@@ -793,32 +793,15 @@ class Corrector:
         count, terms, bonus_of = ctx.counts.get, ctx.terms, s.book_weight
         cap, book_cap, term_bonus = s.prior_cap, s.book_cap, ctx.term_bonus
         # the terms a decision asks about, recorded (``_TermsAsked``), read here without a call each
-        asked, asked_of, term_set = (terms.asked, terms.asked.get, terms.terms) if type(terms) is _TermsAsked \
-            else (None, None, terms)
-        words = words if isinstance(words, (list, tuple)) else list(words)
+        asked, term_set = (terms.asked, terms.terms) if type(terms) is _TermsAsked else (None, terms)
+        words = words if type(words) is list else list(words)
         zs = [z if z is not None else lexicon_zipf(w) for z, w in zip(map(zipf, words), words)]
         counted = None
         if isinstance(ctx.counts, Consulted):
             # the book's counts of the words read at once, each read recorded as one by one (a plain
             # dict is read in the loop: a list of the words made first costs more than it saves)
             counted = iter(ctx.counts.get_many([w if w.islower() else w.lower() for w, z in zip(words, zs) if z > 0], 0))
-        out = []
-        for word, z in zip(words, zs):
-            if z <= 0:
-                out.append(0.0)
-                continue
-            low = word if word.islower() else word.lower()
-            bonus = bonus_of * _LOG2[min(count(low, 0) if counted is None else next(counted), _LOG2_MAX)]
-            if asked is None:
-                is_term = low in term_set
-            else:
-                is_term = asked_of(low)
-                if is_term is None:
-                    is_term = asked[low] = low in term_set
-            if is_term:
-                z += term_bonus
-            out.append(min(z, cap) + min(bonus, book_cap) if capped else z + bonus)
-        return out
+        return _PRIOR_LOOP(words, zs, counted, count, asked, term_set, _LOG2, bonus_of, cap, book_cap, term_bonus, capped)
 
     def decide(self, printed: str, ctx: BookContext, sentence_start: bool = False, next_word: str = "",
                ocr_factor: float = 1.0) -> Decision | None:
@@ -973,6 +956,38 @@ class Corrector:
         confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
         fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
+
+
+def _prior_loop(words: list[str], zs: list[float], counted, count, asked: dict | None, term_set, log2: list[float],
+                bonus_of: float, cap: float, book_cap: float, term_bonus: float, capped: bool) -> list[float]:
+    """The loop of ``Corrector.priors``: each word's prior from its frequency ``zs[k]``,
+    its count in the book (``count(low, 0)``, or the next of ``counted``), and whether it
+    is a term (``asked``, filled as ``_TermsAsked`` fills it, or ``term_set``)."""
+    out = []
+    for word, z in zip(words, zs):
+        if z <= 0:
+            out.append(0.0)
+            continue
+        low = word if word.islower() else word.lower()
+        bonus = bonus_of * log2[min(count(low, 0) if counted is None else next(counted), len(log2) - 1)]
+        if asked is None:
+            is_term = low in term_set
+        else:
+            is_term = asked.get(low)
+            if is_term is None:
+                is_term = asked[low] = low in term_set
+        if is_term:
+            z += term_bonus
+        out.append(min(z, cap) + min(bonus, book_cap) if capped else z + bonus)
+    return out
+
+
+try:
+    # the same loop on C doubles (setup.py: built at install where a compiler is; the same to the bit)
+    from ._priors import prior_loop as _compiled_prior_loop
+except ImportError:
+    _compiled_prior_loop = None
+_PRIOR_LOOP = _compiled_prior_loop or _prior_loop
 
 
 class _TermsAsked:
