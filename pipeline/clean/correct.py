@@ -45,6 +45,7 @@ _EXACT, _DELETED, _ABOVE = "=", "-", ">"
 _ELIDABLE = frozenset("aeiouyhéèêëàâîïôûœAEIOUYHÉÈÊÀÂÎÔ")  # the letters an elided article comes before
 _LOG2_MAX = 100_000
 _LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
+_SORTED_MAX = 300  # candidates sorted whole up to this many (``Corrector._scored``)
 _WORD = regex.compile(r"\p{L}[\p{L}&^|!015]*\p{L}|\p{L}")
 _LETTERS = regex.compile(r"[\p{L}]+")
 
@@ -881,8 +882,10 @@ class Corrector:
         words = [words[k] for _, k in near]
         priors = self.priors(words, ctx, capped=not known)
         bounds = [p - cheapest * d for p, (d, _) in zip(priors, near)]
-        # (the 20 of highest bound as a sort would rank them, without sorting hundreds)
-        ranked = heapq.nlargest(20, zip(bounds, words, priors))
+        # the 20 of highest bound: sorted in C (a hundred or fewer most often, where the
+        # heap's Python loop costs twice the sort), by a heap where the sort would cost more
+        ranked = sorted(zip(bounds, words, priors), reverse=True)[:20] if len(words) <= _SORTED_MAX \
+            else heapq.nlargest(20, zip(bounds, words, priors))
         scored: list[tuple[float, float, str]] = []
         for bound, c, prior_c in ranked:
             if len(scored) >= 2 and bound <= scored[1][0]:
