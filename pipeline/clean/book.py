@@ -223,12 +223,13 @@ def corrector(res: Resources, model: ChannelModel | None = None) -> Corrector:
     return res.cached("clean.corrector", make)
 
 
-def chapter_counts(res: Resources, source_file: str | None, text: str) -> dict:
+def chapter_counts(res: Resources, source_file: str | None, text: str, own: Counter | None = None) -> dict:
     """How often the book uses each word (rounded, clean/rounded.py): the corpus's
-    counts, with the chapter's own when the chapter is not one of the corpus's files."""
+    counts, with the chapter's own (``own``, if counted already) when the chapter is not
+    one of the corpus's files."""
     counts, names = corpus_counts(res)
     if source_file not in names:
-        counts = counts + book_counts([text])
+        counts = counts + (book_counts([text]) if own is None else own)
     return _rounded(res, "counts", counts)
 
 
@@ -237,7 +238,8 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     """The context a chapter is cleaned in: the book's word counts, whether the chapter
     was printed with the long s, and the terms of what it is about: the families of
     games its words belong to, and the names of the games (slugs) its running heads name."""
-    counts = chapter_counts(res, source_file, text)
+    own = book_counts([text])
+    counts = chapter_counts(res, source_file, text, own)
     # what earlier chapters left in the process's memos kept to a size (pipeline/memos.py)
     cor = corrector(res)
     cor.trim()
@@ -252,7 +254,6 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
         cor.index.consulted = res.consult(BOOK_BUCKETS, book_buckets(res))
     else:
         cor.index.consulted = None
-    own = book_counts([text])
     long_s = is_long_s_printing(text, res.lexicon)
     if long_s:  # the chapter's words as they are spelled, to know what it is about
         for w, n in list(own.items()):
