@@ -65,6 +65,7 @@ class Lexicon:
         self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
         self._period_memo: dict[str, bool] = {}
         self._best_memo: dict[str, float] = {}
+        self._zipf_memo: dict[str, float] = {}
         self._modern_memo: dict[str, list[str]] = {}  # some thirty rewrites a word, asked for again and again
 
     @classmethod
@@ -80,6 +81,14 @@ class Lexicon:
         return cls(freq, lexicon_data, identity)
 
     def zipf(self, word: str) -> float:
+        hit = self._zipf_memo.get(word)
+        if hit is None:
+            hit = self._zipf_memo[word] = self._zipf(word)
+        return hit
+
+    def _zipf(self, word: str) -> float:
+        # (memoised by ``zipf``: a word is asked for again and again, and most are not
+        # the list's as written, which costs a search for an elided article and a logarithm)
         w = word.lower().replace("’", "'")
         f = self._freq.get(w)
         if f is None:
@@ -98,7 +107,7 @@ class Lexicon:
 
     def trim(self) -> None:
         """Its memos kept to a size (pipeline/memos.py)."""
-        memos.trim(self._best_memo, self._modern_memo)
+        memos.trim(self._best_memo, self._modern_memo, self._zipf_memo)
 
     def known(self, word: str, min_zipf: float = 1.0) -> bool:
         """Known as written, as a period spelling, or with its long s restored."""
