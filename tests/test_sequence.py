@@ -128,6 +128,39 @@ def test_the_fits_of_a_word_s_candidates_together_are_their_fits_one_by_one():
     assert ("zzz", "basse", 0) not in seq._memo and ("carte", "basse", 0) in seq._memo
 
 
+def test_the_compiled_probability_after_a_word_is_the_python_one_to_the_last_bit():
+    """setup.py compiles ``BookSequence._after`` (pipeline/clean/_pairs.pyx: ``After``),
+    bound to a book's memos and pairs when the book's sequence is made; it must give the
+    Python's number to the bit: for Littré pairs, book pairs counted and not (printed
+    fewer than ``min_count`` times, or the one being judged left out), an unknown word,
+    a word with no history, and with the book's pairs read through a view that records
+    its reads (the same reads recorded)."""
+    from pipeline.resources import Consulted
+
+    assert sequence._pairs is not None, "the compiled pairs were not built: run make install"
+    settings = replace(CleanSettings.default().sequence, book_weight=2.0)
+    freq = {"la": 1e-2, "carte": 1e-4, "cartes": 5e-5, "couleur": 1e-4, "basse": 1e-5}.get
+    littre = Counts.of(tokens("de la carte. de la couleur. la carte basse. de la carte haute."))
+    book = BookCounts.of(["la carte basse, la carte basse, la carte basse; la cartes"], min_count=3)
+    words = ["carte", "cartes", "couleur", "basse", "zzz", "la", ".", "de"]
+    for pairs in (book.pairs, "view"):
+        compiled, python = [], []
+        for run in (compiled, python):
+            model = SequenceModel(littre, settings, lambda w: freq(w, 0.0))
+            viewed = Consulted(book.pairs, "pairs") if pairs == "view" else book.pairs
+            seq = model.with_book(BookCounts(book.unigrams, viewed, book.min_count))
+            after = seq._after if run is compiled else (lambda *a, seq=seq: sequence.BookSequence._after(seq, *a))
+            for v in words:
+                for less in (0, 1):
+                    history = seq._history(v, less)
+                    for w in words:
+                        for p in (seq.unigram(w), 1e-12):
+                            run.append(after(v, w, history, p, less).hex())
+            run.append(sorted(viewed.read.items()) if pairs == "view" else None)
+        assert compiled == python
+    assert isinstance(seq._after.__self__, sequence._pairs.After)
+
+
 def test_pairs_looked_up_together_are_the_pairs_looked_up_one_by_one():
     counts = Counts.of(tokens("de la carte. de la couleur. la carte basse."))
     together = SequenceModel(counts, CleanSettings.default().sequence, lambda w: 1e-5)

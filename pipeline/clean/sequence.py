@@ -434,6 +434,10 @@ class BookSequence:
         self._unigram: dict[str, float] = {}
         self._histories: dict[tuple[str, int], tuple] = {}
         self._discount, self._floor = model.settings.discount, model.settings.floor
+        if _pairs is not None:
+            # ``_after`` compiled, the same to the bit (tests/test_sequence.py), bound to this book's memos and pairs
+            self._after = _pairs.After(model._id_of, model.id_of, model._pair_of, model.pair_of, _SHIFT, book.pairs,
+                                       book.min_count, self._discount, self._floor).after
 
     def unigram(self, w: str) -> float:
         p = self._unigram.get(w)
