@@ -33,6 +33,7 @@ COMPILED = [
     "pipeline/lexicon.py",
     "pipeline/memos.py",
     "pipeline/resources.py",
+    "pipeline/text.py",
 ]
 # (annotations are documentation: typed, Cython would refuse a dict's subclass where `dict` is written)
 DIRECTIVES = {"language_level": 3, "binding": True, "annotation_typing": False}

@@ -48,7 +48,7 @@ def test_the_clean_stage_runs_compiled():
     from pipeline import build, clean  # noqa: F401  (every module the clean stage imports)
     from pipeline.clean import book, context, correct, sequence, steps  # noqa: F401
 
-    assert len(compiled_in_setup()) == 8
+    assert len(compiled_in_setup()) == 9
     assert pipeline.compiled_modules() == compiled_in_setup(), \
         "the clean stage's modules were not compiled: run make install (a C compiler is needed)"
     assert context.__file__.endswith(".so")
@@ -67,7 +67,7 @@ def test_an_edited_module_is_imported_from_its_source(tmp_path):
                          "print(r.__file__.endswith('.so'))\n"
                          "print(pipeline.compiled_modules())")
     assert out.splitlines() == ["memos.py True", "lexicon.py", "True",
-                                "['pipeline.resources']"]
+                                "['pipeline.resources', 'pipeline.text']"]
     out = imported(root, "import os; os.environ['ACADEMIE_FROM_SOURCE'] = '1'\n"
                          "import pipeline.resources as r, pipeline\n"
                          "print(r.__file__.rpartition('/')[2], pipeline.compiled_modules())")
