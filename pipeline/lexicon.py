@@ -21,6 +21,7 @@ from . import data, derived
 
 _PLAIN_WORD = regex.compile(r"^\p{L}+$")
 _ELISION = regex.compile(r"^(?:[ldjmnstc]|qu|jusqu|lorsqu|puisqu|quoiqu|quelqu)['’]", regex.I)
+_HYPHEN_PARTS = regex.compile(r"[-']")  # a compound's parts, and an elided word's
 
 
 FORMAT = 1  # the lexicon's derivation (the list as read, the candidate words): raise it when it changes
@@ -207,7 +208,7 @@ class Lexicon:
         suffix that links two parts is so only with a part after it ('vis-à-vis', not
         'donner lieu-à des')."""
         l, r = left.lower().replace("’", "'"), right.lower().replace("’", "'")
-        last = regex.split(r"[-']", l)[-1]
+        last = _HYPHEN_PARTS.split(l)[-1]
         parts = r.split("-")
         first = parts[0]
         if last in self.hyphen_prefixes or l in self.hyphen_prefixes:
@@ -221,7 +222,7 @@ class Lexicon:
         'peut-être', 'met le roi' and 'mets-le'), so both must say so ('vingt-un'), or the
         second be a word that is always hyphened to the one before ('lui-même', 'celui-ci')."""
         l, r = left.lower().replace("’", "'"), right.lower().replace("’", "'")
-        last = regex.split(r"[-']", l)[-1]
+        last = _HYPHEN_PARTS.split(l)[-1]
         first = r.split("-")[0]
         return first in self.hyphen_always or ((last in self.hyphen_prefixes or l in self.hyphen_prefixes)
                                                and first in self.hyphen_suffixes)

@@ -76,10 +76,11 @@ def _invisible(text: str, ctx: CleanContext) -> Iterable[Edit]:
 
 
 _LIGATURES = {"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st", "ſ": "s"}
+_LIGATURE = regex.compile(r"[ﬁﬂﬀﬃﬄﬅﬆſ]")
 
 
 def _typography(text: str, ctx: CleanContext) -> Iterable[Edit]:
-    for m in regex.finditer(r"[ﬁﬂﬀﬃﬄﬅﬆſ]", text):
+    for m in _LIGATURE.finditer(text):
         yield Edit(m.start(), m.end(), _LIGATURES[m.group()], "clean.typography", ctx.settings.confidence.typography)
 
 
@@ -335,6 +336,7 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
 # ('par.tie'), a hyphen whose line end was lost, with its debris ('mar-^ quer')
 _SEPARATOR = regex.compile(r" (?=\p{L})|[.,'’^*|»«]+(?=\p{Ll})|-[^\w\s]*\s(?=\p{Ll})")
 _LETTER_RUN = regex.compile(r"\p{L}+")
+_PARTS = regex.compile(r"[ '-]")  # the words of a reading made of several
 
 
 def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
@@ -370,7 +372,7 @@ def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
             d = reader.split(word, prev, nxt, start)
             if d is not None and d.applied:
                 yield Edit(a, b, d.word, d.fix, d.confidence)
-                prev, k = normal(regex.split(r"[ '-]", d.word)[-1]), k + 1
+                prev, k = normal(_PARTS.split(d.word)[-1]), k + 1
                 continue
         prev, k = tok, k + 1
 
@@ -380,9 +382,19 @@ _AFTER_WORD_OR_DEBRIS = _AFTER_WORD | _DEBRIS
 
 
 def _marker_end(text: str, ctx: CleanContext) -> int:
-    """A number opening the paragraph is the segmenter's to read, not the speller's."""
-    m = number_marker(text, ctx.res.digits) or roman_marker(text)
-    return m.end if m else 0
+    """A number opening the paragraph is the segmenter's to read, not the speller's
+    (the last paragraph's kept: three steps ask, most often of the same text)."""
+    global _LAST_MARKER
+    last, digits, end = _LAST_MARKER  # (one tuple, read and replaced whole: threads may share it)
+    if text != last or digits is not ctx.res.digits:
+        digits = ctx.res.digits
+        m = number_marker(text, digits) or roman_marker(text)
+        end = m.end if m else 0
+        _LAST_MARKER = (text, digits, end)
+    return end
+
+
+_LAST_MARKER: tuple = (None, None, 0)
 
 
 # -- words read from their neighbours ---------------------------------------------------------------------------
