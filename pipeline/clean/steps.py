@@ -334,7 +334,9 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
 
 # what may part two pieces of one word: a space, specks of debris between two letters
 # ('par.tie'), a hyphen whose line end was lost, with its debris ('mar-^ quer')
-_SEPARATOR = regex.compile(r" (?=\p{L})|[.,'’^*|»«]+(?=\p{Ll})|-[^\w\s]*\s(?=\p{Ll})")
+_SEPARATOR = r" (?=\p{L})|[.,'’^*|»«]+(?=\p{Ll})|-[^\w\s]*\s(?=\p{Ll})"
+# … and the letters after it (in one match: a letter follows each kind of separator)
+_SEPARATED = regex.compile(rf"(?:{_SEPARATOR})(\p{{L}}+)")
 _LETTER_RUN = regex.compile(r"\p{L}+")
 _PARTS = regex.compile(r"[ '-]")  # the words of a reading made of several
 
@@ -355,14 +357,13 @@ def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
             prev, k = tok, k + 1
             continue
         start = prev == "."
-        sep = _SEPARATOR.match(text, b)
-        second = _LETTER_RUN.match(text, sep.end()) if sep else None
+        second = _SEPARATED.match(text, b)
         if second is not None and (second.end() == len(text) or text[second.end()] in _AFTER_WORD):
             j = k + 1
             while j < len(toks) and toks[j][1] < second.end():
                 j += 1
             after = toks[j][0] if j < len(toks) else "."
-            d = reader.join(word, second.group(), prev, after, start, sep.group())
+            d = reader.join(word, second.group(1), prev, after, start, text[b:second.start(1)])
             if d is not None and d.applied:
                 yield Edit(a, second.end(), d.word, d.fix, d.confidence)
                 prev, k = normal(d.word), j
