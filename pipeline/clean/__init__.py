@@ -154,6 +154,8 @@ def in_processes(blocks: Sequence[Block], ctx: CleanContext, jobs: int) -> list[
     if "fork" not in multiprocessing.get_all_start_methods() or len(blocks) < 2:
         return None
     runs = _runs([len(b.text.raw_text) for b in blocks], jobs * 4)  # a few runs each: the pool evens them out
+    if ctx.reader is not None:
+        ctx.reader.sequence.model.forms()  # (a table each process would load on first use: loaded once, shared)
     _FORKED[:] = [blocks, ctx]
     try:
         with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=multiprocessing.get_context("fork")) as pool:

@@ -297,16 +297,22 @@ class SequenceModel:
             return w
         hit = self._aliases.get(w)
         if hit is None:
-            if self._by_fold is None:
-                # a fifth of a second for the Littré's 119,000 words: kept on disk with its counts
-                self._by_fold = self._fold_table() if self.identity is None else derived.cached(
-                    "littre-forms", derived.key_of(FORMAT, self.identity), self._fold_table,
-                    lambda v: isinstance(v, dict))
-            hit = self._by_fold.get(_unaccented(w))
+            hit = self.forms().get(_unaccented(w))
             if hit is None and self.modern is not None:
                 hit = next((v for v in self.modern(w) if v in self.ids), None)
             hit = self._aliases[w] = hit or w
         return hit
+
+    def forms(self) -> dict[str, str]:
+        """Each of the counts' words without accents → the commonest form it is written in
+        (``alias``): loaded when first asked for, or before processes are forked, which
+        then share it (``clean.in_processes``)."""
+        if self._by_fold is None:
+            # a fifth of a second for the Littré's 119,000 words: kept on disk with its counts
+            self._by_fold = self._fold_table() if self.identity is None else derived.cached(
+                "littre-forms", derived.key_of(FORMAT, self.identity), self._fold_table,
+                lambda v: isinstance(v, dict))
+        return self._by_fold
 
     def _fold_table(self) -> dict[str, str]:
         """Each of the counts' words without accents → the commonest form it is written in."""
