@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # The choices within a few plain edits of a word (pipeline/clean/correct.py: ``within``,
 # its Python, which asks rapidfuzz's ``process.extract``), compiled by Cython at install
-# (setup.py, an optional extension); tests/test_within.py checks that the two agree.
+# (setup.py, an optional extension); tests/test_correct.py checks that the two agree.
 # An unknown word's candidates are hundreds, most of them far: each distance is found
 # by the bit-parallel algorithm (Myers 1999, in Hyyrö's form for the whole of both
 # strings), a few operations a letter, with no Python object made for a choice that
@@ -75,7 +75,7 @@ def within(str word, list choices, Py_ssize_t most):
                 n_wide += 1
     found = [[] for _ in range(most + 1)]
     for k in range(len(choices)):
-        b = <str> choices[k]
+        b = choices[k]  # (type-checked: a choice that is not a string raises TypeError, read as nothing else)
         n = PyUnicode_GET_LENGTH(b)
         if n - m > most or m - n > most:
             continue  # (at least as many edits as the lengths differ)
