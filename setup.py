@@ -8,7 +8,8 @@ Everything else about the package is in pyproject.toml.
   ``context._edits1`` with the table), and the words within a few plain edits of
   another (pipeline/clean/_within.pyx, the same as ``correct.within`` by rapidfuzz),
   and the loop of the corrector's priors (pipeline/clean/_priors.pyx, the same as
-  ``correct._prior_loop``).
+  ``correct._prior_loop``), and the sequence model's tokens (pipeline/clean/_tokens.pyx,
+  the same as ``sequence._TOKEN``).
 - The clean stage's busiest modules, compiled by Cython as they are written (no type
   declared: the same Python, its calls and look-ups made in C rather than by the
   interpreter's loop; 16% fewer instructions for the stage, bench/README.md). Each
@@ -94,7 +95,8 @@ extensions = [Extension(name, [path], optional=True, extra_compile_args=["-g0", 
                                  ("pipeline.clean._pairs", "pipeline/clean/_pairs.pyx"),
                                  ("pipeline.clean._edits", "pipeline/clean/_edits.pyx"),
                                  ("pipeline.clean._within", "pipeline/clean/_within.pyx"),
-                                 ("pipeline.clean._priors", "pipeline/clean/_priors.pyx")]
+                                 ("pipeline.clean._priors", "pipeline/clean/_priors.pyx"),
+                                 ("pipeline.clean._tokens", "pipeline/clean/_tokens.pyx")]
               + [(module_name(p), p) for p in COMPILED]]
 
 setup(ext_modules=cythonize(extensions, quiet=True, compiler_directives=DIRECTIVES, nthreads=2),

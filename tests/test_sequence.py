@@ -258,3 +258,39 @@ def test_a_text_s_tokens_are_its_own_when_asked_again_or_after_another():
     assert sequence.token_spans("Le roi") == [("le", 0, 2), ("roi", 3, 6)]
     assert sequence.token_spans("La carte, l'as.") == first
     assert sequence.token_spans("") == []
+
+
+def test_the_compiled_tokens_are_the_expression_s():
+    """The compiled loop (pipeline/clean/_tokens.pyx) must find the tokens ``_TOKEN``
+    finds, and count each as ``normal`` does: on sentences, on random strings of the
+    characters where the two could part (apostrophes, digits of other scripts, letters
+    of the Unicode versions Python and the regex module do not share), and on every
+    character alone."""
+    import random
+
+    assert sequence._compiled_spans is not None, "the compiled tokens were not built: run make install"
+
+    def expected(text):
+        return [(sequence._normal_of(m.group()), *m.span()) for m in sequence._TOKEN.finditer(text)]
+
+    def compiled(text, spans=True):
+        return sequence._compiled_spans(text, sequence._NORMALS, sequence._normal_of, spans)
+
+    assert compiled("Qu'il joue 12 & 3,5 l’as! aujourd'hui") == [
+        ("qu'", 0, 3), ("il", 3, 5), ("joue", 6, 10), ("<n>", 11, 13), ("et", 14, 15), ("<n>", 16, 17),
+        (",", 17, 18), ("<n>", 18, 19), ("l'", 20, 22), ("as", 22, 24), (".", 24, 25),
+        ("aujourd'", 26, 34), ("hui", 34, 37)]
+    assert compiled("l' as, ŒUVRE", False) == ["l", "as", ",", "oeuvre"]
+    assert compiled("") == [] and compiled("  -- ") == []
+    rnd = random.Random(7)
+    # U+0558 and U+1C89 are letters to the regex module's Unicode, not to Python 3.11's;
+    # U+0663 and U+0969 are digits of other scripts, U+2163 a Roman numeral (a number, not a digit)
+    alphabet = "ab'’&.,;:!?19 éŒſÉ-—«»ǅʰ\u0558\u1c89\u0663\u0969\u2163x\t"
+    for _ in range(20_000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 14)))
+        assert compiled(text) == expected(text), text
+        assert compiled(text, False) == [t for t, _, _ in expected(text)] == sequence.tokens(text), text
+    for c in range(0x2000):
+        assert compiled(chr(c) + "a") == expected(chr(c) + "a"), hex(c)
+    for c in ("\u0558", "\u1c89", "\U0001d400", "\U00010d40"):
+        assert compiled(c + "1") == expected(c + "1"), hex(ord(c))

@@ -104,18 +104,30 @@ def _normal_of(token: str) -> str:
     return hit
 
 
+try:
+    from ._tokens import token_spans as _compiled_spans  # setup.py: built at install where a compiler is
+except ImportError:
+    _compiled_spans = None
+
+
 def tokens(text: str) -> list[str]:
+    if _compiled_spans is not None:
+        return _compiled_spans(text, _NORMALS, _normal_of, False)
     return [_normal_of(t) for t in _TOKEN.findall(text)]
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:
     """(token as counted, start, end) of each token of a text (not to be changed: the
     last text's are kept, for the steps that read a paragraph one after the other, most
-    often as the one before left it)."""
+    often as the one before left it). ``_TOKEN``'s, found by the compiled
+    ``_tokens.token_spans`` where it was built (the same, tests/test_sequence.py)."""
     global _LAST_SPANS
     last, spans = _LAST_SPANS  # (one tuple, read and replaced whole: threads may share it)
     if text != last:
-        spans = [(_normal_of(m.group()), *m.span()) for m in _TOKEN.finditer(text)]
+        if _compiled_spans is not None:
+            spans = _compiled_spans(text, _NORMALS, _normal_of)
+        else:
+            spans = [(_normal_of(m.group()), *m.span()) for m in _TOKEN.finditer(text)]
         _LAST_SPANS = (text, spans)
     return spans
 
