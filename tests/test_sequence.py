@@ -125,7 +125,7 @@ def test_the_fits_of_a_word_s_candidates_together_are_their_fits_one_by_one():
     seq = book()
     seq.best_fits("la", words, labels, "basse", 2)
     # 'zzz', unknown, fits after 'la' too ill for its pair with the next word to be needed
-    assert ("zzz", "basse", 0) not in seq._memo and ("carte", "basse", 0) in seq._memo
+    assert "basse" not in seq._memo[0].get("zzz", {}) and "basse" in seq._memo[0]["carte"]
 
 
 def test_the_compiled_probability_after_a_word_is_the_python_one_to_the_last_bit():

@@ -135,6 +135,14 @@ def token_spans(text: str) -> list[tuple[str, int, int]]:
 _LAST_SPANS: tuple = (None, [])
 
 
+def _by(table: dict[int, dict], less: int) -> dict:
+    """``table[less]``, made empty where first asked for."""
+    by = table.get(less)
+    if by is None:
+        by = table[less] = {}
+    return by
+
+
 # -- the Littré --------------------------------------------------------------------------------
 
 # In the stardict export each article is HTML-like markup: the pronunciation and
@@ -448,9 +456,12 @@ class BookSequence:
         self.beta = model.settings.book_weight
         # without the Littré, a fixed total: the book's own would tie every probability to every word
         self.total = model.total or BOOK_TOTAL
-        self._memo: dict[tuple[str, str, int], float] = {}
+        # log10 P(w | v) by ``less``, then by v, then by w, and v's ``_history`` by ``less``
+        # then by v: dicts in dicts, not keys of tuples (a chapter asks a hundred thousand,
+        # each key a tuple made, hashed and left for the collector to walk)
+        self._memo: dict[int, dict[str, dict[str, float]]] = {0: {}, 1: {}}
         self._unigram: dict[str, float] = {}
-        self._histories: dict[tuple[str, int], tuple] = {}
+        self._histories: dict[int, dict[str, tuple]] = {0: {}, 1: {}}
         self._discount, self._floor = model.settings.discount, model.settings.floor
         if _pairs is not None:
             # ``_after`` compiled, the same to the bit (tests/test_sequence.py), bound to this book's memos and pairs
@@ -475,13 +486,15 @@ class BookSequence:
         """log10 P(w | v), both tokens as ``normal`` gives them; ``less``: occurrences
         of the pair not to count (the one being judged); ``low``: w's unigram
         probability, if not the counts' (an unknown word's)."""
-        key = (v, w, less)
         noting = _OPEN and self._names
+        memo = _by(self._memo, less)
+        after_v = memo.get(v)
+        histories = _by(self._histories, less)
         if low is None:
-            hit = self._memo.get(key)
+            hit = after_v.get(w) if after_v is not None else None
             if hit is not None:
                 if noting:
-                    self._noted(v, w, self._histories[(v, less)])
+                    self._noted(v, w, histories[v])
                 return hit
             p = self._unigram.get(w)
             if p is None:
@@ -490,14 +503,16 @@ class BookSequence:
                 self._noted_word(w)
         else:
             p = low
-        history = self._histories.get((v, less))
+        history = histories.get(v)
         if history is None:
             history = self._history(v, less)
         elif noting:
             self._noted_word(v)
         lp = self._after(v, w, history, p, less)
         if low is None:
-            self._memo[key] = lp
+            if after_v is None:
+                after_v = memo[v] = {}
+            after_v[w] = lp
         return lp
 
     def _history(self, v: str, less: int) -> tuple:
@@ -515,7 +530,7 @@ class BookSequence:
         # no pair of v can count: all its book history is the unigram's
         share = 1.0 if hb < self.book.min_count else s.book_backoff
         n = m.followers[i] if i is not None else 0
-        history = self._histories[(v, less)] = (
+        history = _by(self._histories, less)[v] = (
             i, h, share == 1.0, self.beta * (1 - share), s.discount * n + self.beta * share * hb)
         return history
 
@@ -598,7 +613,7 @@ class BookSequence:
         """log10 P(w | prev) of each word, with the Littré's counts of the pairs of each
         word with both its neighbours looked up at once."""
         m = self.model
-        before = self._histories.get((prev, 0)) or self._history(prev, 0)
+        before = self._histories[0].get(prev) or self._history(prev, 0)
         if len(words) > _BATCH:
             # (the second pairs not looked up: of hundreds of words, the few best are asked for them)
             out = self._batch_after(prev, words, before)
@@ -616,13 +631,16 @@ class BookSequence:
                     if k is not None:
                         keys.append(j << _SHIFT | k)
             m.prefetch(keys)
-            memo, after, unigrams = self._memo, self._after, self._unigram
+            after, unigrams = self._after, self._unigram
+            memo = self._memo[0]
+            after_prev = memo.get(prev)
+            if after_prev is None:
+                after_prev = memo[prev] = {}
             out = []
             for w in words:
-                key = (prev, w, 0)
-                a = memo.get(key)
+                a = after_prev.get(w)
                 if a is None:
-                    a = memo[key] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
+                    a = after_prev[w] = after(prev, w, before, unigrams.get(w) or self.unigram(w), 0)
                 out.append(a)
         if _OPEN and self._names and words:
             self._noted_after(prev, words, before)  # each made or taken from the memo: all as if read afresh
@@ -660,7 +678,7 @@ class BookSequence:
 
     def _second(self, nxt: str) -> Callable[[str], float]:
         """log10 P(nxt | w) as a function of w (memoised as ``logp``)."""
-        memo, after, histories = self._memo, self._after, self._histories
+        memo, after, histories = self._memo[0], self._after, self._histories[0]
         noting = _OPEN and self._names
         p_next = self._unigram.get(nxt)
         if p_next is None:
@@ -669,12 +687,15 @@ class BookSequence:
             self._noted_word(nxt)
 
         def second(w: str) -> float:
-            key = (w, nxt, 0)
-            b = memo.get(key)
+            after_w = memo.get(w)
+            b = after_w.get(nxt) if after_w is not None else None
             if b is None:
-                b = memo[key] = after(w, nxt, histories.get((w, 0)) or self._history(w, 0), p_next, 0)
+                b = after(w, nxt, histories.get(w) or self._history(w, 0), p_next, 0)
+                if after_w is None:
+                    after_w = memo[w] = {}
+                after_w[nxt] = b
             if noting:
-                self._noted(w, nxt, histories[(w, 0)])
+                self._noted(w, nxt, histories[w])
             return b
 
         return second
