@@ -294,3 +294,29 @@ def test_the_compiled_tokens_are_the_expression_s():
         assert compiled(chr(c) + "a") == expected(chr(c) + "a"), hex(c)
     for c in ("\u0558", "\u1c89", "\U0001d400", "\U00010d40"):
         assert compiled(c + "1") == expected(c + "1"), hex(ord(c))
+
+
+def test_the_compiled_words_of_the_steps_are_the_expression_s():
+    """The words the correction steps read (pipeline/clean/steps.py, ``_TOKEN``: a word
+    with the debris and digits the OCR may have put inside it), found by the compiled
+    loop (pipeline/clean/_tokens.pyx): the same as the expression's, on sentences,
+    random strings and every character."""
+    import random
+
+    from pipeline.clean import steps
+
+    assert steps._compiled_words is not None, "the compiled tokens were not built: run make install"
+
+    def expected(text):
+        return [(m.group(), *m.span()) for m in steps._TOKEN.finditer(text)]
+
+    assert steps._compiled_words("de5 c|ar^tes, & l'as!! x0 y&") == [
+        ("de5", 0, 3), ("c|ar^tes", 4, 12), ("l", 16, 17), ("as", 18, 20), ("x0", 23, 25), ("y", 26, 27)]
+    assert steps._compiled_words("") == [] and steps._word_spans("a") == [("a", 0, 1)]
+    rnd = random.Random(11)
+    alphabet = "ab&^|!0158 92é'-ŒſÉ\u0558\u1c89\u0663"
+    for _ in range(20_000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 14)))
+        assert steps._compiled_words(text) == expected(text), text
+    for c in range(0x2000):
+        assert steps._compiled_words(chr(c) + "a" + chr(c)) == expected(chr(c) + "a" + chr(c)), hex(c)

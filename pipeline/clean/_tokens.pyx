@@ -1,8 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # The sequence model's tokens of a text (pipeline/clean/sequence.py: ``_TOKEN``, the
-# regular expression, is the reference), found by a loop over the text's characters,
-# compiled by Cython at install (setup.py, an optional extension): sequence.py uses it
-# when built, the expression when not; tests/test_sequence.py holds the two the same.
+# regular expression, is the reference), and the words the steps read (steps.py's
+# ``_TOKEN``), found by loops over the text's characters, compiled by Cython at install
+# (setup.py, an optional extension): the modules use them when built, the expressions
+# when not; tests/test_sequence.py holds each pair the same.
 # The expression's machinery costs some 3,000 instructions a token (its state set up,
 # the GIL let go and taken back at each match); this loop, a tenth of that.
 #
@@ -78,4 +79,33 @@ def token_spans(str text, dict normals, normal, bint spans=True):
             hit = normal(token)
         out.append((hit, i, j) if spans else hit)
         i = j
+    return out
+
+
+def word_spans(str text):
+    """``[(m.group(), *m.span()) for m in steps._TOKEN.finditer(text)]``: each word with
+    the debris and the digits the OCR may have put inside it ('de5' for 'des'), from a
+    letter to the last letter or digit of 0158 of the run of letters, digits of 0158 and
+    marks of &^|! that follows it."""
+    cdef Py_ssize_t n = len(text), i = 0, j, end
+    cdef int kd = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 ch
+    cdef list out = []
+    while i < n:
+        if kind_of(PyUnicode_READ(kd, data, i)) != LETTER:
+            i += 1
+            continue
+        j = end = i + 1
+        while j < n:
+            ch = PyUnicode_READ(kd, data, j)
+            if ch == 48 or ch == 49 or ch == 53 or ch == 56 or kind_of(ch) == LETTER:  # a letter, 0 1 5 8
+                j += 1
+                end = j
+            elif ch == 38 or ch == 94 or ch == 124 or ch == 33:  # & ^ | !
+                j += 1
+            else:
+                break
+        out.append((text[i:end], i, end))
+        i = end
     return out

@@ -224,43 +224,54 @@ def _digits_in_numbers(text: str, ctx: CleanContext) -> Iterable[Edit]:
 _TOKEN = regex.compile(r"\p{L}[\p{L}&^|!0158]*[\p{L}0158]|\p{L}")
 _SENTENCE_END = ".!?"
 
+try:
+    from ._tokens import word_spans as _compiled_words  # setup.py: built at install where a compiler is
+except ImportError:
+    _compiled_words = None
+
+
+def _word_spans(text: str) -> list[tuple[str, int, int]]:
+    """(word, start, end) of each ``_TOKEN`` of a text, found by the compiled
+    ``_tokens.word_spans`` where it was built (the same, tests/test_sequence.py)."""
+    if _compiled_words is not None:
+        return _compiled_words(text)
+    return [(m.group(), *m.span()) for m in _TOKEN.finditer(text)]
+
 
 def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     corrector = ctx.corrector
     skip_until = _marker_end(text, ctx)
-    tokens = list(_TOKEN.finditer(text))
+    tokens = _word_spans(text)
     neighbours = None  # the sequence model's tokens, read only when a real word is to be changed
-    for k, m in enumerate(tokens):
-        if m.start() < skip_until:
+    for k, (word, start, end) in enumerate(tokens):
+        if start < skip_until:
             continue
-        word = m.group()
         if len(word) < 2:
             continue
-        start = m.start()
         sentence_start = _opens_sentence(text, start)
-        if start > 0 and text[start - 1] in "([" and ")" not in text[m.end() : m.end() + 60].split(".")[0]:
+        if start > 0 and text[start - 1] in "([" and ")" not in text[end : end + 60].split(".")[0]:
             # an opening bracket with no closing one is a glyph of the word: '(lèche' for 'flèche'
             d = corrector.decide(text[start - 1] + word, ctx.book, sentence_start)
             if d is not None and d.applied:
-                yield Edit(start - 1, m.end(), d.word, d.fix, d.confidence)
+                yield Edit(start - 1, end, d.word, d.fix, d.confidence)
                 continue
-        following = tokens[k + 1].group() if k + 1 < len(tokens) else ""
-        ocr_factor = ctx.ocr.factor(ctx.raw_of(m.start(), m.end())[0]) if ctx.ocr and ctx.raw_of else 1.0
+        following = tokens[k + 1][0] if k + 1 < len(tokens) else ""
+        ocr_factor = ctx.ocr.factor(ctx.raw_of(start, end)[0]) if ctx.ocr and ctx.raw_of else 1.0
         d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
         if d.applied and d.fix == "clean.real_word" and ctx.reader is not None:
             if neighbours is None:
                 neighbours = _Neighbours(text)
-            prev, nxt = neighbours.around(m.start())
+            prev, nxt = neighbours.around(start)
             if ctx.reader.vetoes(word, d.word, prev, nxt):
                 d = replace(d, applied=False)  # the sentence says the print: an editor's to decide
             else:  # (an unknown word's readings are the context step's to weigh: hundreds each)
                 d = ctx.reader.rereads(word, d.word, prev, nxt, sentence_start) or d
         if d.applied:
-            yield Edit(m.start(), m.end(), d.word, d.fix, d.confidence)
+            yield Edit(start, end, d.word, d.fix, d.confidence)
         elif ctx.raw_of is not None:
-            a, b = ctx.raw_of(m.start(), m.end())
+            a, b = ctx.raw_of(start, end)
             ctx.suggestions.append(Suggestion(a, b, word, d.word, d.fix, d.confidence))
 
 
@@ -537,18 +548,17 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     def part(x: str, least: float = js.part_zipf) -> bool:
         return x.lower() in small or (len(x) >= js.part_min_length and lex.best_zipf(x) >= least)
 
-    tokens = list(_TOKEN.finditer(text))
-    for k, m in enumerate(tokens):
-        word = m.group()
-        compound = _lost_hyphen(text, m, lex)
+    tokens = _word_spans(text)
+    for k, (word, start, end) in enumerate(tokens):
+        compound = _lost_hyphen(text, word, start, end, lex)
         if compound is not None:
-            yield Edit(m.start(), m.end(), compound, "clean.joined_words", ctx.settings.confidence.lost_hyphen)
+            yield Edit(start, end, compound, "clean.joined_words", ctx.settings.confidence.lost_hyphen)
             continue
         if len(word) < js.min_length or not word.isalpha() or lex.best_zipf(word) >= js.word_zipf:
             continue
         if ctx.book.counts.get(word.lower(), 0) >= js.book_min_count:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
-        if word[0].isupper() and word[1:].islower() and not _opens_sentence(text, m.start()):
+        if word[0].isupper() and word[1:].islower() and not _opens_sentence(text, start):
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre'
         if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
@@ -564,21 +574,22 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         out = parts[0]
         for a, b in zip(parts, parts[1:]):
             out += ("-" if lex.hyphen_joins(a, b) else " ") + b
-        yield Edit(m.start(), m.end(), out, "clean.joined_words", ctx.settings.confidence.joined_words)
+        yield Edit(start, end, out, "clean.joined_words", ctx.settings.confidence.joined_words)
 
 
 def _joins_a_neighbour(text: str, tokens: list, k: int, lex, least: float) -> bool:
     """Whether token k run together with the word before or after it, a space or a
     hyphen apart (a line's end the print kept: 'l'ad-versaire'), is a word at least
     ``least`` common."""
-    m = tokens[k]
-    before = tokens[k - 1] if k > 0 else None
-    after = tokens[k + 1] if k + 1 < len(tokens) else None
-    if before is not None and text[before.end():m.start()] in (" ", "-") and before.group().isalpha() \
-            and lex.best_zipf(before.group() + m.group()) >= least:
-        return True
-    return after is not None and text[m.end():after.start()] in (" ", "-") and after.group().isalpha() \
-        and lex.best_zipf(m.group() + after.group()) >= least
+    word, start, end = tokens[k]
+    if k > 0:
+        before, _, before_end = tokens[k - 1]
+        if text[before_end:start] in (" ", "-") and before.isalpha() and lex.best_zipf(before + word) >= least:
+            return True
+    if k + 1 < len(tokens):
+        after, after_start, _ = tokens[k + 1]
+        return text[end:after_start] in (" ", "-") and after.isalpha() and lex.best_zipf(word + after) >= least
+    return False
 
 
 def _parted(word: str, part: Callable[..., bool], pair: Callable[[str, str], bool],
@@ -608,21 +619,21 @@ def _parted(word: str, part: Callable[..., bool], pair: Callable[[str, str], boo
 _HYPHENATED = regex.compile(r"[\p{L}'’]+(?:-[\p{L}'’]+)+")
 
 
-def _lost_hyphen(text: str, m, lex) -> str | None:
-    """'peutêtre', 'c'està-dire': a listed compound with one of its hyphens lost."""
-    lo, hi = max(0, m.start() - 20), min(len(text), m.end() + 20)
+def _lost_hyphen(text: str, word: str, start: int, end: int, lex) -> str | None:
+    """'peutêtre', 'c'està-dire': a listed compound with one of its hyphens lost (the
+    word at text[start:end])."""
+    lo, hi = max(0, start - 20), min(len(text), end + 20)
     if text.find("-", lo, hi) < 0:
         return None  # (most words: no compound is matched without a hyphen)
     span = None
     for h in _HYPHENATED.finditer(text, lo, hi):
-        if h.start() <= m.start() and h.end() >= m.end():
+        if h.start() <= start and h.end() >= end:
             span = h
             break
     if span is None:
         return None
-    word = m.group()
     for k in range(1, len(word)):
-        fixed = text[span.start() : m.start()] + word[:k] + "-" + word[k:] + text[m.end() : span.end()]
+        fixed = text[span.start() : start] + word[:k] + "-" + word[k:] + text[end : span.end()]
         if fixed.lower().replace("’", "'") in lex.compounds:
             return word[:k] + "-" + word[k:]
     return None
