@@ -92,7 +92,7 @@ class Lexicon:
         # the list's as written, which costs a search for an elided article and a logarithm)
         w = word.lower().replace("’", "'")
         f = self._freq.get(w)
-        if f is None:
+        if f is None and "'" in w:  # (an elision has its apostrophe: the expression not run on every other word)
             m = _ELISION.match(w)
             if m and len(w) > m.end():
                 f = self._freq.get(w[m.end() :])
