@@ -150,6 +150,17 @@ def test_the_period_s_rewrites_looked_for_at_once_give_what_each_gives(res):
     assert grouped._any_rewrite is None and grouped.period_modern("avoit") == ["avait"]
 
 
+def test_an_elided_word_is_as_frequent_as_the_word_after_its_apostrophe():
+    from pipeline.lexicon import Lexicon
+
+    lexicon = Lexicon({"as": 1e-4, "carte": 1e-5, "l'homme": 1e-6}, {
+        "period": {"rewrites": [], "words": []},
+        "hyphens": {"prefixes": [], "suffixes": [], "always": [], "linking": [], "compounds": []}})
+    assert lexicon.zipf("l'as") == lexicon.zipf("L’as") == lexicon.zipf("qu'as") == lexicon.zipf("as") == 5.0
+    assert lexicon.zipf("l'homme") == 3.0  # the list's own, as written
+    assert lexicon.zipf("x'as") == lexicon.zipf("las") == lexicon.zipf("l'") == 0.0  # no elision, or nothing after it
+
+
 # -- markers ---------------------------------------------------------------------------------
 
 def test_markers():
