@@ -243,18 +243,21 @@ class ChannelModel:
         if hit is None:
             if len(self._word_cache) > 100_000:
                 self._word_cache.clear()
-            ins, insertion = self.insert_cost, self.insertion
-            hit = self._word_cache[word] = ([ins.get(c, insertion) for c in word], [self.glyph_class(c) for c in word],
+            ins, insertion, class_of = self.insert_cost, self.insertion, self.class_of
+            # (``glyph_class`` of each letter, without a call each)
+            hit = self._word_cache[word] = ([ins.get(c, insertion) for c in word],
+                                            [class_of.get(low, low) for low in map(str.lower, word)],
                                             any(c in self._inserts_by_first for c in word))
         return hit
 
     def merges_at(self, printed: str) -> list[dict[str, float] | None]:
         """For each position, the classes two glyphs starting there may stand for."""
-        cm, gc = self.class_merges, self.glyph_class
+        cm, class_of = self.class_merges, self.class_of
+        classes = [class_of.get(low, low) for low in map(str.lower, printed)]  # (``glyph_class`` of each, once)
         out: list[dict[str, float] | None] = []
         for i in range(len(printed)):
             if i + 1 < len(printed) and printed[i].isalpha() and printed[i + 1].isalpha():
-                out.append(cm.get((gc(printed[i]), gc(printed[i + 1]))))
+                out.append(cm.get((classes[i], classes[i + 1])))
             else:
                 out.append(None)
         return out
