@@ -153,8 +153,9 @@ def depends(mapping, key) -> None:
         _OPEN[-1].add((mapping.name, key))
 
 
-def remembered(memo: dict, key, compute: Callable[[], T], views: dict | None) -> T:
-    """``memo[key]``, made by ``compute()`` the first time: a decision made once for the
+def remembered(memo: dict, key, compute: Callable[..., T], views: dict | None, *args) -> T:
+    """``memo[key]``, made by ``compute(*args)`` the first time (the arguments apart, so
+    that a decision taken from the memo, most are, makes no closure): a decision made once for the
     chapters of a book that share its counts. While a chapter's reads of the book are
     recorded (``views``, name → the chapter's ``Consulted``), what the computation read
     is kept with the result, and read again through this chapter's views when another
@@ -163,7 +164,7 @@ def remembered(memo: dict, key, compute: Callable[[], T], views: dict | None) ->
     recording chapter uses: keyed apart)."""
     entry = memo.get(key)
     if entry is None:
-        entry = noted(compute, views)
+        entry = noted(compute, views, *args)
         memo[key] = entry = memo.kept(entry) if isinstance(memo, BookMemo) else entry
     return replayed(entry, views)
 
@@ -195,15 +196,15 @@ class Noted:
         self.value, self.reads, self.into = value, reads, into
 
 
-def noted(compute: Callable[[], T], views: dict | None) -> Noted:
-    """``compute()`` and what it read of the book's counts (nothing without ``views``),
-    for ``replayed``."""
+def noted(compute: Callable[..., T], views: dict | None, *args) -> Noted:
+    """``compute(*args)`` and what it read of the book's counts (nothing without
+    ``views``), for ``replayed``."""
     if views is None:
-        return Noted(compute(), (), None)
+        return Noted(compute(*args), (), None)
     with _NOTING:
         _OPEN.append(set())
         try:
-            value = compute()
+            value = compute(*args)
         finally:
             reads = _OPEN.pop()
     return Noted(value, tuple(reads), getattr(views, "serial", None))

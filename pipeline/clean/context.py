@@ -213,8 +213,8 @@ class ContextReader:
         """What the printed word should be between ``prev`` and ``nxt`` (tokens as the
         sequence model counts them), if something else (memoised: a book repeats its
         phrases)."""
-        return remembered(self._decided, (printed, prev, nxt, sentence_start),
-                          lambda: self._decide(printed, prev, nxt, sentence_start), self.views)
+        return remembered(self._decided, (printed, prev, nxt, sentence_start), self._decide, self.views,
+                          printed, prev, nxt, sentence_start)
 
     def _decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         if not printed.isalpha() or (len(printed) > 1 and printed.isupper()):
@@ -313,8 +313,8 @@ class ContextReader:
         anyway: the one its neighbours favour by ``reread_lead``, its own cost paid (a
         misread 'pas' after 'il ne faut', which alone reads cheaper as 'par'). The print is
         not weighed: the engine has already judged it wrong. Memoised."""
-        return remembered(self._decided, ("reread", printed, reading, prev, nxt, sentence_start),
-                          lambda: self._reread(printed, reading, prev, nxt, sentence_start), self.views)
+        return remembered(self._decided, ("reread", printed, reading, prev, nxt, sentence_start), self._reread,
+                          self.views, printed, reading, prev, nxt, sentence_start)
 
     def _reread(self, printed: str, reading: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         if not printed.isalpha() or not reading.isalpha() or (printed[0].isupper() and not sentence_start):
@@ -392,8 +392,8 @@ class ContextReader:
         ('par tie' → 'partie', 'car tes' → 'cartes'), at the cost of what
         parts them (a space, a lost line end's hyphen; specks of debris at the channel's
         price) and of the confusions that explain the print. Memoised."""
-        return remembered(self._decided, ("join", a, b, prev, nxt, sentence_start, between),
-                          lambda: self._join(a, b, prev, nxt, sentence_start, between), self.views)
+        return remembered(self._decided, ("join", a, b, prev, nxt, sentence_start, between), self._join,
+                          self.views, a, b, prev, nxt, sentence_start, between)
 
     def _join(self, a: str, b: str, prev: str, nxt: str, sentence_start: bool, between: str) -> ContextDecision | None:
         if not (a.isalpha() and b.isalpha()) or a.isupper() or b.isupper() or b[0].isupper():
@@ -527,8 +527,8 @@ class ContextReader:
         """A printed word as two, when the sentence calls for them ('depeu' → 'de peu',
         'dune' → 'd'une'), at the cost of the space (or apostrophe) and of a change of
         accents. Memoised."""
-        return remembered(self._decided, ("split", w, prev, nxt, sentence_start),
-                          lambda: self._split(w, prev, nxt, sentence_start), self.views)
+        return remembered(self._decided, ("split", w, prev, nxt, sentence_start), self._split, self.views,
+                          w, prev, nxt, sentence_start)
 
     def _split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         st, sg = self.settings, self.segmentation

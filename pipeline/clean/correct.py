@@ -749,6 +749,7 @@ class Corrector:
         self.book_words = tuple(book_words)
         self._index: CandidateIndex | None = None
         self._memo: dict[tuple, memos.BookMemo] = {}
+        self._last: tuple = (None, None)  # (the context last asked about, its memo in ``_memo``)
         self._bonus: tuple = (None, 0.0)  # (the counts, their largest's bonus)
 
     @property
@@ -817,8 +818,7 @@ class Corrector:
         # each recording what the decision read of them (``resources.remembered``), and
         # chapters about other games too, where the words the decision asked about are
         # terms of both or of neither
-        memo = memos.book_memo(self._memo, (underlying(ctx.counts),),
-                               (ctx.long_s, ctx.term_bonus, ctx.views is not None))
+        memo = self._book_memo(ctx)
         key = (printed, sentence_start, cue, ocr_factor)
         made = memo.get(key)
         if made is None:
@@ -832,6 +832,19 @@ class Corrector:
                                                      ocr_factor), ctx.views))
         made.append((terms, tuple(seen.asked), frozenset(w for w, is_term in seen.asked.items() if is_term), entry))
         return replayed(entry, ctx.views)
+
+    def _book_memo(self, ctx: BookContext) -> memos.BookMemo:
+        """The memo of the decisions made with ctx's counts and flags (``memos.book_memo``),
+        the last context's kept with it while it is in the store: a chapter asks at each
+        of its words, with the one context (its fields are never changed)."""
+        last, memo = self._last
+        if last is ctx:
+            for kept in self._memo.values():
+                if kept is memo:
+                    return memo
+        memo = memos.book_memo(self._memo, (underlying(ctx.counts),), (ctx.long_s, ctx.term_bonus, ctx.views is not None))
+        self._last = (ctx, memo)
+        return memo
 
     def _decide(self, printed: str, ctx: BookContext, sentence_start: bool, cue: int = 0,
                 ocr_factor: float = 1.0) -> Decision | None:
