@@ -320,3 +320,33 @@ def test_the_compiled_words_of_the_steps_are_the_expression_s():
         assert steps._compiled_words(text) == expected(text), text
     for c in range(0x2000):
         assert steps._compiled_words(chr(c) + "a" + chr(c)) == expected(chr(c) + "a" + chr(c)), hex(c)
+
+
+def test_the_compiled_pairs_of_words_are_the_expression_s():
+    """The pairs of words the split-word step may join (pipeline/clean/steps.py,
+    ``_PAIR`` searched for from each pair's second word on), found by the compiled loop
+    (pipeline/clean/_tokens.pyx): the same spans as the expression's, on sentences and
+    random strings."""
+    import random
+
+    from pipeline.clean import steps
+
+    assert steps._compiled_pairs is not None, "the compiled tokens were not built: run make install"
+
+    def expected(text):
+        out, pos = [], 0
+        while (m := steps._PAIR.search(text, pos)) is not None:
+            out.append((*m.span(1), *m.span(2)))
+            pos = m.start(2)
+        return out
+
+    # 'N ommant', 'ommant la' and 'de la'; not 'la l' nor 'de aujourd' (an apostrophe after the
+    # second word), nor 'as de' (one before the first)
+    sentence = "N ommant la l'as de aujourd'hui de la"
+    assert steps._compiled_pairs(sentence) == expected(sentence) == [(0, 1, 2, 8), (2, 8, 9, 11), (32, 34, 35, 37)]
+    assert steps._compiled_pairs("") == [] and steps._compiled_pairs("a  b") == [] and steps._compiled_pairs("a b") == [(0, 1, 2, 3)]
+    rnd = random.Random(13)
+    alphabet = "ab é'’ 1.-\tŒ\u0558\u1c89 "
+    for _ in range(30_000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 16)))
+        assert steps._compiled_pairs(text) == expected(text), text

@@ -109,3 +109,34 @@ def word_spans(str text):
         out.append((text[i:end], i, end))
         i = end
     return out
+
+
+def word_pairs(str text):
+    """(start, end) of two words and (start, end) of the next, as
+    ``steps._PAIR`` finds them searched for from each pair's second word on: each two
+    runs of letters parted by one space, the first not after an apostrophe, the second
+    not before one."""
+    cdef Py_ssize_t n = len(text), i = 0, start, prev_start = -1, prev_end = -1
+    cdef int kd = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 ch
+    cdef list out = []
+    while i < n:
+        if kind_of(PyUnicode_READ(kd, data, i)) != LETTER:
+            i += 1
+            continue
+        start = i
+        i += 1
+        while i < n and kind_of(PyUnicode_READ(kd, data, i)) == LETTER:
+            i += 1
+        if prev_end >= 0 and prev_end + 1 == start and PyUnicode_READ(kd, data, prev_end) == 32:
+            ch = PyUnicode_READ(kd, data, i) if i < n else 0
+            if ch != 39 and ch != 0x2019:
+                if prev_start == 0:
+                    out.append((prev_start, prev_end, start, i))
+                else:
+                    ch = PyUnicode_READ(kd, data, prev_start - 1)
+                    if ch != 39 and ch != 0x2019:
+                        out.append((prev_start, prev_end, start, i))
+        prev_start, prev_end = start, i
+    return out

@@ -523,20 +523,36 @@ def _split_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         return x not in _REAL_LETTERS if len(x) == 1 else lex.best_zipf(x) < sw.fragment_zipf
 
     pos = 0
-    while True:
-        m = _PAIR.search(text, pos)
-        if not m:
-            return
-        a, b = m.group(1), m.group(2)
+    for a_start, a_end, b_start, b_end in _word_pairs(text):
+        if a_start < pos:
+            continue  # (the second word of a pair just joined)
+        a, b = text[a_start:a_end], text[b_start:b_end]
         joined = a + b
         za = 0.0 if len(a) == 1 else lex.best_zipf(a)
         zb = 0.0 if len(b) == 1 else lex.best_zipf(b)
         if (fragment(a) and fragment(b) and not joined.isupper()
                 and lex.best_zipf(joined) >= max(sw.joined_zipf, za + sw.joined_gain, zb + sw.joined_gain)):
-            yield Edit(m.start(), m.end(), joined, "clean.split_word", ctx.settings.confidence.split_word)
-            pos = m.end()
-        else:
-            pos = m.start(2)
+            yield Edit(a_start, b_end, joined, "clean.split_word", ctx.settings.confidence.split_word)
+            pos = b_end
+
+
+try:
+    from ._tokens import word_pairs as _compiled_pairs  # setup.py: built at install where a compiler is
+except ImportError:
+    _compiled_pairs = None
+
+
+def _word_pairs(text: str) -> list[tuple[int, int, int, int]]:
+    """The spans of the two words of each ``_PAIR`` of a text, searched for from each
+    pair's second word on (so each word that may be joined to the next is), found by
+    the compiled ``_tokens.word_pairs`` where it was built (the same, tests/test_sequence.py)."""
+    if _compiled_pairs is not None:
+        return _compiled_pairs(text)
+    out, pos = [], 0
+    while (m := _PAIR.search(text, pos)) is not None:
+        out.append((*m.span(1), *m.span(2)))
+        pos = m.start(2)
+    return out
 
 
 def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
