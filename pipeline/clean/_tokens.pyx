@@ -46,6 +46,28 @@ cdef inline int kind_of(Py_UCS4 ch) except -1:
     return k
 
 
+cdef inline Py_ssize_t _next_letter(int kd, void* data, Py_ssize_t i, Py_ssize_t n) except -1:
+    """Where the first letter from i on is (n if none)."""
+    while i < n and kind_of(PyUnicode_READ(kd, data, i)) != LETTER:
+        i += 1
+    return i
+
+
+cdef inline Py_ssize_t _letters_end(int kd, void* data, Py_ssize_t i, Py_ssize_t n) except -1:
+    """Where the run of letters from i on ends."""
+    while i < n and kind_of(PyUnicode_READ(kd, data, i)) == LETTER:
+        i += 1
+    return i
+
+
+cdef inline bint _apostrophe(int kd, void* data, Py_ssize_t i, Py_ssize_t n):
+    """Whether the character at i is an apostrophe (none outside the text)."""
+    if i < 0 or i >= n:
+        return False
+    cdef Py_UCS4 ch = PyUnicode_READ(kd, data, i)
+    return ch == 39 or ch == 0x2019
+
+
 def token_spans(str text, dict normals, normal, bint spans=True):
     """``[(normal(m.group()), *m.span()) for m in _TOKEN.finditer(text)]``, each token's
     normal form taken from ``normals`` where it is (as ``sequence._normal_of`` does,
@@ -54,7 +76,6 @@ def token_spans(str text, dict normals, normal, bint spans=True):
     cdef int kd = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     cdef int k
-    cdef Py_UCS4 ch
     cdef list out = []
     while i < n:
         k = kind_of(PyUnicode_READ(kd, data, i))
@@ -63,13 +84,10 @@ def token_spans(str text, dict normals, normal, bint spans=True):
             continue
         j = i + 1
         if k == LETTER:
-            while j < n and kind_of(PyUnicode_READ(kd, data, j)) == LETTER:
-                j += 1
+            j = _letters_end(kd, data, j, n)
             # an elision's apostrophe, where a letter follows it: "qu'", "l'"
-            if j + 1 < n:
-                ch = PyUnicode_READ(kd, data, j)
-                if (ch == 39 or ch == 0x2019) and kind_of(PyUnicode_READ(kd, data, j + 1)) == LETTER:
-                    j += 1
+            if j + 1 < n and _apostrophe(kd, data, j, n) and kind_of(PyUnicode_READ(kd, data, j + 1)) == LETTER:
+                j += 1
         elif k == DIGIT:
             while j < n and kind_of(PyUnicode_READ(kd, data, j)) == DIGIT:
                 j += 1
@@ -92,10 +110,10 @@ def word_spans(str text):
     cdef void* data = PyUnicode_DATA(text)
     cdef Py_UCS4 ch
     cdef list out = []
-    while i < n:
-        if kind_of(PyUnicode_READ(kd, data, i)) != LETTER:
-            i += 1
-            continue
+    while True:
+        i = _next_letter(kd, data, i, n)
+        if i >= n:
+            return out
         j = end = i + 1
         while j < n:
             ch = PyUnicode_READ(kd, data, j)
@@ -108,35 +126,22 @@ def word_spans(str text):
                 break
         out.append((text[i:end], i, end))
         i = end
-    return out
 
 
 def word_pairs(str text):
-    """(start, end) of two words and (start, end) of the next, as
-    ``steps._PAIR`` finds them searched for from each pair's second word on: each two
-    runs of letters parted by one space, the first not after an apostrophe, the second
-    not before one."""
+    """(start, end) of two words and (start, end) of the next, as ``steps._PAIR`` finds
+    them searched for from each pair's second word on: each two runs of letters parted
+    by one space, the first not after an apostrophe, the second not before one."""
     cdef Py_ssize_t n = len(text), i = 0, start, prev_start = -1, prev_end = -1
     cdef int kd = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef Py_UCS4 ch
     cdef list out = []
-    while i < n:
-        if kind_of(PyUnicode_READ(kd, data, i)) != LETTER:
-            i += 1
-            continue
-        start = i
-        i += 1
-        while i < n and kind_of(PyUnicode_READ(kd, data, i)) == LETTER:
-            i += 1
-        if prev_end >= 0 and prev_end + 1 == start and PyUnicode_READ(kd, data, prev_end) == 32:
-            ch = PyUnicode_READ(kd, data, i) if i < n else 0
-            if ch != 39 and ch != 0x2019:
-                if prev_start == 0:
-                    out.append((prev_start, prev_end, start, i))
-                else:
-                    ch = PyUnicode_READ(kd, data, prev_start - 1)
-                    if ch != 39 and ch != 0x2019:
-                        out.append((prev_start, prev_end, start, i))
+    while True:
+        start = _next_letter(kd, data, i, n)
+        if start >= n:
+            return out
+        i = _letters_end(kd, data, start + 1, n)
+        if (prev_end >= 0 and prev_end + 1 == start and PyUnicode_READ(kd, data, prev_end) == 32
+                and not _apostrophe(kd, data, i, n) and not _apostrophe(kd, data, prev_start - 1, n)):
+            out.append((prev_start, prev_end, start, i))
         prev_start, prev_end = start, i
-    return out
