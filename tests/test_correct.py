@@ -716,3 +716,24 @@ def test_the_compiled_search_costs_every_pair_as_the_python_search_does():
                     assert correct._compiled_search(model, p, w, long_s, limit) == correct._dp(model, p, w, long_s, limit)
                     checked += 1
     assert checked == 2 * len(words) ** 2 * 6
+
+
+def test_the_index_s_common_candidates_are_its_candidates_that_common(res):
+    """``CandidateIndex.candidates(printed, least)`` leaves out a bucket whose commonest
+    word is rarer than ``least`` and keeps a deleted skeleton's words whole (each is
+    ``delete_min_zipf`` common): the same as the candidates filtered one by one, on the
+    lexicon's index and on one with a book's rarer words added, for floors below, at and
+    above ``delete_min_zipf``, elided articles ('Tenvoie') included."""
+    from pipeline.clean.correct import _lexicon_index
+
+    cor = corrector(res)
+    base = _lexicon_index(cor.lexicon, cor.model)
+    extended = base.with_words([("fichets", 1.5), ("doublet", 2.2), ("carteaux", 3.4)])
+    printed = ["carles", "Tenvoie", "Vautre", "rnoitié", "fichels", "doublct", "cartcaux", "jeu", "quiiue", "a", ""]
+    for index in (base, extended):
+        for least in (0.0, 1.0, 2.5, 3.0, 3.5, 5.0):
+            for p in printed:
+                assert index.candidates(p, least) == {c for c in index.candidates(p) if index.zipf.get(c, 0.0) >= least}, \
+                    (p, least)
+    assert "fichets" in extended.candidates("fichels", 1.0) and "fichets" not in extended.candidates("fichels", 2.0)
+    assert "carte" in base.candidates("carles", 3.0)

@@ -517,10 +517,8 @@ class ContextReader:
         'Tenclave'), no word of its own to the sequence model: the corrector decides those."""
         hit = self._index_candidates.get(printed)
         if hit is None:
-            zipf, least = self.index.zipf, self.settings.min_zipf
             # (filtered before sorted: the same list, fewer strings compared)
-            hit = self._index_candidates[printed] = sorted(
-                [c for c in self.index.candidates(printed) if zipf.get(c, 0.0) >= least])
+            hit = self._index_candidates[printed] = sorted(self.index.candidates(printed, self.settings.min_zipf))
         return hit
 
     def split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:

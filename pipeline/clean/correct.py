@@ -613,21 +613,23 @@ class CandidateIndex:
                 out.update(w for w in self.exact.get(sk, ()) if self.zipf[w] >= floor)
         return out
 
-    def candidates(self, printed: str) -> set[str]:
+    def candidates(self, printed: str, least: float | None = None) -> set[str]:
         """The words within one edit of the print's skeletons, and of the skeletons of
         its readings with two glyphs merged into one ('rnise' read 'mise'), so
         that a merge and another confusion together are found; and, where the channel
-        knows a glyph for an elided article, the article with the words near the rest."""
-        out = self._near(printed)
+        knows a glyph for an elided article, the article with the words near the rest.
+        ``least``: those at least this common (zipf) only, as the index knows them."""
+        out = self._near(printed, least)
         # an elided article printed as one glyph ('Tenvoie' for "l'envoie", as the
         # learned channel says 'T' may be "l'"): the article and the words near the rest
         for glyphs, article in self.model.elisions:
             rest = printed[len(glyphs) :]
             if printed.startswith(glyphs) and len(rest) >= 2:
-                out.update(article + w for w in self._near(rest) if w[:1] in _ELIDABLE)
+                elided = (article + w for w in self._near(rest) if w[:1] in _ELIDABLE)
+                out.update(elided if least is None else (c for c in elided if self.zipf.get(c, 0.0) >= least))
         return out
 
-    def _near(self, printed: str) -> set[str]:
+    def _near(self, printed: str, least: float | None = None) -> set[str]:
         exact, deletes = self.exact, self.deletes
         skeletons = set()
         for reading in (printed, *self.model.merged_readings(printed)):
@@ -642,7 +644,18 @@ class CandidateIndex:
         if seen is not None:
             seen.get_many([x for key in keys for x in (_EXACT + key, _DELETED + key)])
         # (in one call: a word has a hundred keys, most of them empty)
-        return set().union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
+        if least is None:
+            return set().union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
+        # those at least ``least`` common: a bucket's commonest word says whether any of
+        # its words is, and a deleted skeleton's words are all ``delete_min_zipf`` common
+        zipf, bucket_max = self.zipf, self.bucket_max
+        out = {w for key in keys if bucket_max.get(key, 0.0) >= least for w in exact.get(key, ())
+               if zipf.get(w, 0.0) >= least}
+        found = filter(None, map(deletes.get, keys))
+        if self.delete_min_zipf >= least:
+            return out.union(*found)
+        out.update(w for bucket in found for w in bucket if zipf.get(w, 0.0) >= least)
+        return out
 
     def for_model(self, model: ChannelModel) -> "CandidateIndex":
         """This index with another channel model of the same skeleton (a learned one),
