@@ -96,13 +96,28 @@ cdef class After:
     cdef object min_count
     cdef int shift
     cdef double discount, floor
+    cdef const int64_t[::1] pairs
+    cdef const uint32_t[::1] counts
+    cdef bint searchable
 
     def __init__(self, dict id_memo, object id_of, dict pair_memo, object pair_of, int shift, object book_pairs,
-                 object min_count, double discount, double floor):
+                 object min_count, double discount, double floor, object pairs=None, object counts=None):
+        """``pairs`` and ``counts``: the Littré's sorted pairs and their counts (as ``fill``
+        reads them), searched here for a pair not in ``pair_memo``, and kept there, as
+        ``pair_of`` does (which is asked where they are not given)."""
         self.id_memo, self.id_of, self.pair_memo, self.pair_of = id_memo, id_of, pair_memo, pair_of
         self.shift, self.book_pairs, self.min_count = shift, book_pairs, min_count
         self.plain = type(book_pairs) is dict  # (a view that records its reads is asked by its own get)
         self.discount, self.floor = discount, floor
+        self.searchable = pairs is not None and counts is not None
+        if self.searchable:
+            # (the arrays' buffers taken once, not at each pair a call to ``pair_of`` and ``fill`` looked up)
+            self.pairs, self.counts = pairs, counts
+
+    cdef object _count(self, int64_t key):
+        cdef Py_ssize_t n = self.pairs.shape[0]
+        cdef Py_ssize_t lo = _first_at_least(self.pairs, 0, n, key)
+        return self.counts[lo] if lo < n and self.pairs[lo] == key else 0
 
     def after(self, v, w, tuple history, double p, less):
         """log10 P(w | v) from v's history and w's unigram probability p."""
@@ -116,7 +131,10 @@ cdef class After:
                 key = i << self.shift | j
                 count = self.pair_memo.get(key)
                 if count is None:
-                    count = self.pair_of(i, j)
+                    if self.searchable:
+                        count = self.pair_memo[key] = self._count(key)
+                    else:
+                        count = self.pair_of(i, j)
             else:
                 count = 0
             b = 0
