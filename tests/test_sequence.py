@@ -183,7 +183,8 @@ def test_the_compiled_pairs_search_finds_the_counts_numpy_finds():
     import random
 
     assert sequence._pairs is not None, "the compiled search was not built: run make install (a C compiler is needed)"
-    assert sequence._FILL is sequence._pairs.fill
+    # (the model's own searcher, its buffers taken once, the one ``fill`` makes for each call)
+    assert isinstance(SequenceModel.default()._littre, sequence._pairs.PairCounts)
     counts = SequenceModel.default().counts
     if not len(counts.pairs):
         counts = Counts.of(tokens("de la carte. de la couleur. la carte basse. " * 3))

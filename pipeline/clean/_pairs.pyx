@@ -11,20 +11,31 @@ from libc.stdint cimport int64_t, uint32_t
 def fill(dict memo, const int64_t[::1] pairs, const uint32_t[::1] counts, list keys):
     """Each key of ``keys`` not in ``memo`` looked up in the sorted ``pairs``: ``memo[key]``
     is its count in ``counts``, 0 if it is not there."""
-    cdef Py_ssize_t n = pairs.shape[0], lo, hi, mid
-    cdef int64_t key
-    for k in keys:
-        if k in memo:
-            continue
-        key = k
-        lo, hi = 0, n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if pairs[mid] < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        memo[k] = counts[lo] if lo < n and pairs[lo] == key else 0
+    PairCounts(pairs, counts).fill(memo, keys)
+
+
+cdef class PairCounts:
+    """The Littré's sorted pairs and their counts, their buffers taken once (a typed
+    buffer taken costs a thousand instructions or so, and ``fill`` is called for a few
+    dozen keys at a time, a hundred thousand times a book)."""
+
+    cdef const int64_t[::1] pairs
+    cdef const uint32_t[::1] counts
+
+    def __init__(self, const int64_t[::1] pairs, const uint32_t[::1] counts):
+        self.pairs, self.counts = pairs, counts
+
+    def fill(self, dict memo, list keys):
+        """``fill(memo, pairs, counts, keys)`` of these pairs and counts."""
+        for k in keys:
+            if k not in memo:
+                memo[k] = self.count(k)
+
+    cdef object count(self, int64_t key):
+        """The key's count, 0 if it is not there."""
+        cdef Py_ssize_t n = self.pairs.shape[0]
+        cdef Py_ssize_t lo = _first_at_least(self.pairs, 0, n, key)
+        return self.counts[lo] if lo < n and self.pairs[lo] == key else 0
 
 
 cdef Py_ssize_t _first_at_least(const int64_t[::1] pairs, Py_ssize_t lo, Py_ssize_t hi, int64_t key):
@@ -96,28 +107,17 @@ cdef class After:
     cdef object min_count
     cdef int shift
     cdef double discount, floor
-    cdef const int64_t[::1] pairs
-    cdef const uint32_t[::1] counts
-    cdef bint searchable
+    cdef PairCounts littre
 
     def __init__(self, dict id_memo, object id_of, dict pair_memo, object pair_of, int shift, object book_pairs,
-                 object min_count, double discount, double floor, object pairs=None, object counts=None):
-        """``pairs`` and ``counts``: the Littré's sorted pairs and their counts (as ``fill``
-        reads them), searched here for a pair not in ``pair_memo``, and kept there, as
-        ``pair_of`` does (which is asked where they are not given)."""
+                 object min_count, double discount, double floor, PairCounts littre=None):
+        """``littre``: the Littré's pairs, searched here for a pair not in ``pair_memo``
+        and kept there, as ``pair_of`` does (which is asked where they are not given)."""
         self.id_memo, self.id_of, self.pair_memo, self.pair_of = id_memo, id_of, pair_memo, pair_of
         self.shift, self.book_pairs, self.min_count = shift, book_pairs, min_count
         self.plain = type(book_pairs) is dict  # (a view that records its reads is asked by its own get)
         self.discount, self.floor = discount, floor
-        self.searchable = pairs is not None and counts is not None
-        if self.searchable:
-            # (the arrays' buffers taken once, not at each pair a call to ``pair_of`` and ``fill`` looked up)
-            self.pairs, self.counts = pairs, counts
-
-    cdef object _count(self, int64_t key):
-        cdef Py_ssize_t n = self.pairs.shape[0]
-        cdef Py_ssize_t lo = _first_at_least(self.pairs, 0, n, key)
-        return self.counts[lo] if lo < n and self.pairs[lo] == key else 0
+        self.littre = littre
 
     def after(self, v, w, tuple history, double p, less):
         """log10 P(w | v) from v's history and w's unigram probability p."""
@@ -131,8 +131,8 @@ cdef class After:
                 key = i << self.shift | j
                 count = self.pair_memo.get(key)
                 if count is None:
-                    if self.searchable:
-                        count = self.pair_memo[key] = self._count(key)
+                    if self.littre is not None:
+                        count = self.pair_memo[key] = self.littre.count(key)
                     else:
                         count = self.pair_of(i, j)
             else:

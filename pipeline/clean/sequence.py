@@ -259,9 +259,6 @@ try:
 except ImportError:
     _pairs = None
 
-# compiled where it was built: a word's candidates ask for a few dozen pairs at a time,
-# which numpy's set-up for one call costs more than searching them one by one in C
-_FILL = _pairs.fill if _pairs is not None else _fill
 
 
 # -- the model -----------------------------------------------------------------------------------
@@ -280,6 +277,9 @@ class SequenceModel:
         if counts is None:
             counts = Counts([], np.zeros(0, np.uint32), np.zeros(0, np.int64), np.zeros(0, np.uint32))
         self.counts = counts
+        # compiled where it was built: a word's candidates ask for a few dozen pairs at a
+        # time, which numpy's set-up for one call costs more than searching them one by one in C
+        self._littre = _pairs.PairCounts(counts.pairs, counts.pair_counts) if _pairs is not None else None
         self.ids = {w: i for i, w in enumerate(counts.words)}
         self._aliases: dict[str, str] = {}
         self._pairs: dict[tuple[str, str], int] = {}
@@ -360,7 +360,10 @@ class SequenceModel:
     def prefetch(self, keys: list[int]) -> None:
         """Look up the counts of many pairs (keys as ``pair_of`` makes them) at once, into
         ``pair_of``'s memo."""
-        _FILL(self._pair_of, self.counts.pairs, self.counts.pair_counts, keys)
+        if self._littre is not None:
+            self._littre.fill(self._pair_of, keys)
+        else:
+            _fill(self._pair_of, self.counts.pairs, self.counts.pair_counts, keys)
 
     def pair(self, v: str, w: str) -> int:
         """How often the Littré prints w after v (memoised for the process)."""
@@ -465,10 +468,8 @@ class BookSequence:
         self._discount, self._floor = model.settings.discount, model.settings.floor
         if _pairs is not None:
             # ``_after`` compiled, the same to the bit (tests/test_sequence.py), bound to this book's memos and pairs
-            counts = model.counts
             self._after = _pairs.After(model._id_of, model.id_of, model._pair_of, model.pair_of, _SHIFT, book.pairs,
-                                       book.min_count, self._discount, self._floor,
-                                       *((counts.pairs, counts.pair_counts) if counts is not None else ())).after
+                                       book.min_count, self._discount, self._floor, model._littre).after
 
     def unigram(self, w: str) -> float:
         p = self._unigram.get(w)
