@@ -675,9 +675,10 @@ class Decision:
     fix: str  # 'clean.non_word', 'clean.real_word' or 'clean.long_s'
 
 
-@dataclass
+@dataclass(frozen=True)
 class BookContext:
-    """What the corpus and the chapter say about words, and how the chapter was printed."""
+    """What the corpus and the chapter say about words, and how the chapter was printed
+    (frozen: the corrector keeps the memo of the context it was last asked about)."""
 
     counts: Counter = field(default_factory=Counter)
     long_s: bool = False
@@ -849,7 +850,7 @@ class Corrector:
     def _book_memo(self, ctx: BookContext) -> memos.BookMemo:
         """The memo of the decisions made with ctx's counts and flags (``memos.book_memo``),
         the last context's kept with it while it is in the store: a chapter asks at each
-        of its words, with the one context (its fields are never changed)."""
+        of its words, with the one context (frozen: what it was made of, it stays)."""
         last, memo = self._last
         if last is ctx:
             for kept in self._memo.values():
