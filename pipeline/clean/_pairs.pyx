@@ -102,18 +102,18 @@ cdef class After:
     of its time."""
 
     cdef dict id_memo, pair_memo
-    cdef object id_of, pair_of, book_pairs
+    cdef object id_of, book_pairs
     cdef bint plain
     cdef object min_count
     cdef int shift
     cdef double discount, floor
     cdef PairCounts littre
 
-    def __init__(self, dict id_memo, object id_of, dict pair_memo, object pair_of, int shift, object book_pairs,
-                 object min_count, double discount, double floor, PairCounts littre=None):
+    def __init__(self, dict id_memo, object id_of, dict pair_memo, PairCounts littre not None, int shift, object book_pairs,
+                 object min_count, double discount, double floor):
         """``littre``: the Littré's pairs, searched here for a pair not in ``pair_memo``
-        and kept there, as ``pair_of`` does (which is asked where they are not given)."""
-        self.id_memo, self.id_of, self.pair_memo, self.pair_of = id_memo, id_of, pair_memo, pair_of
+        and kept there, as ``SequenceModel.pair_of`` does."""
+        self.id_memo, self.id_of, self.pair_memo = id_memo, id_of, pair_memo
         self.shift, self.book_pairs, self.min_count = shift, book_pairs, min_count
         self.plain = type(book_pairs) is dict  # (a view that records its reads is asked by its own get)
         self.discount, self.floor = discount, floor
@@ -131,10 +131,7 @@ cdef class After:
                 key = i << self.shift | j
                 count = self.pair_memo.get(key)
                 if count is None:
-                    if self.littre is not None:
-                        count = self.pair_memo[key] = self.littre.count(key)
-                    else:
-                        count = self.pair_of(i, j)
+                    count = self.pair_memo[key] = self.littre.count(key)
             else:
                 count = 0
             b = 0

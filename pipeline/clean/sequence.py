@@ -260,7 +260,6 @@ except ImportError:
     _pairs = None
 
 
-
 # -- the model -----------------------------------------------------------------------------------
 
 
@@ -468,8 +467,8 @@ class BookSequence:
         self._discount, self._floor = model.settings.discount, model.settings.floor
         if _pairs is not None:
             # ``_after`` compiled, the same to the bit (tests/test_sequence.py), bound to this book's memos and pairs
-            self._after = _pairs.After(model._id_of, model.id_of, model._pair_of, model.pair_of, _SHIFT, book.pairs,
-                                       book.min_count, self._discount, self._floor, model._littre).after
+            self._after = _pairs.After(model._id_of, model.id_of, model._pair_of, model._littre, _SHIFT, book.pairs,
+                                       book.min_count, self._discount, self._floor).after
 
     def unigram(self, w: str) -> float:
         p = self._unigram.get(w)
