@@ -87,6 +87,7 @@ class ContextReader:
         self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
         self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
         self._word_readings: dict[str, list] = shared.setdefault(("readings", long_s), {})
+        self._words: dict = shared.setdefault(("words", long_s), {})
 
     @staticmethod
     def trim(index) -> None:
@@ -156,22 +157,47 @@ class ContextReader:
             return False
         return not self.sequence.model.ids or _normal(w) in self.sequence.model.ids
 
+    def _word(self, printed: str) -> tuple | object:
+        """What a word's decisions share wherever it stands, but what the book's counts
+        say (``_accented_by_book``): ``_PERIOD`` for a spelling of the period, else
+        (lower case, zipf, the word without its accents if a common word, the readings a
+        known word's sentence may call for with their costs, the word with an acute or
+        grave accent if one of its own and that reading's cost)."""
+        lower = printed.lower()
+        if period_as_printed(self.lexicon, lower, self.long_s):
+            return _PERIOD
+        zipf = self.lexicon.zipf(printed)
+        if zipf < 1.0:
+            return lower, zipf, None, {}, None, 0.0
+        bare = self._unaccented(lower)
+        costs = dict(self.known_candidates(printed)) if len(printed) > 1 else {}
+        if bare is not None:
+            costs[bare] = self._cost(printed, bare)
+        acute = self._acute_form(lower) if len(printed) > 2 else _GRAVE.get(lower)
+        return lower, zipf, bare, costs, acute, (0.0 if acute is None else self._cost(printed, acute))
+
     def _acute(self, lower: str) -> str | None:
         """The printed word with the acute accent of a final é ('joue' → 'joué', 'donnes'
         → 'donnés'), if a common word of its own: the accent the OCR loses most often,
         and which only the sentence tells ('il joue', 'il a joué'). Not for a word the
         book prints often and never with the accent: a term of its games, a noun."""
+        acute = self._acute_form(lower)
+        return acute if acute is not None and self._accented_by_book(lower, acute) else None
+
+    def _acute_form(self, lower: str) -> str | None:
+        """``_acute`` but for what the book prints: the same wherever the word stands."""
         if lower.endswith("e"):
             acute = lower[:-1] + "é"
         elif lower.endswith("es"):
             acute = lower[:-2] + "és"
         else:
             return None
-        if not self._own_word(acute):
-            return None
-        if self.book.get(lower, 0) >= self.settings.rare_book_count and not self.book.get(acute, 0):
-            return None  # the book's own word, never printed with the accent ('faire la vole')
-        return acute
+        return acute if self._own_word(acute) else None
+
+    def _accented_by_book(self, lower: str, acute: str) -> bool:
+        """Whether the book lets a word take the accent of ``_acute``: not one it prints
+        often and never with the accent ('faire la vole')."""
+        return self.book.get(lower, 0) < self.settings.rare_book_count or bool(self.book.get(acute, 0))
 
     def unknown_candidates(self, printed: str, prev: str) -> list[str]:
         """The words an unknown word may have been misread from: those the index finds,
@@ -225,21 +251,19 @@ class ContextReader:
             # a name, a player ('C', 'Pierre'): not the sentence's to decide, unless the
             # capital is an elided article the OCR ran into one glyph ('Tor' for "l'or")
             return self._elided(printed, prev, nxt)
-        lower = printed.lower()
-        if period_as_printed(self.lexicon, lower, self.long_s):
+        word = self._words.get(printed)
+        if word is None:
+            word = self._words[printed] = self._word(printed)
+        if word is _PERIOD:
             return None
-        zipf = self.lexicon.zipf(printed)
+        lower, zipf, bare, costs, acute, acute_cost = word
         known = zipf >= 1.0
         st = self.settings
         seq = self.sequence
-        bare = self._unaccented(lower) if known else None
         if known:
-            costs = dict(self.known_candidates(printed)) if len(printed) > 1 else {}
-            if bare is not None:
-                costs[bare] = self._cost(printed, bare)
-            acute = self._acute(lower) if len(printed) > 2 else _GRAVE.get(lower)
-            if acute is not None:
-                costs[acute] = self._cost(printed, acute)
+            if acute is not None and (len(printed) < 3 or self._accented_by_book(lower, acute)):
+                costs = dict(costs)
+                costs[acute] = acute_cost
             if not costs:
                 return None
             base = seq.around(prev, _normal(lower), nxt, printed=True)
@@ -598,6 +622,7 @@ class ContextReader:
 
 
 _UNSEEN = object()
+_PERIOD = object()  # (``ContextReader._word``: a spelling of the period, left as printed)
 
 
 _VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")
