@@ -683,15 +683,42 @@ def test_the_compiled_edits_find_the_words_one_letter_away_that_the_python_edits
     table = {w: [w] for w in ["jeu", "jeux", "je", "feu", "eu", "jeun", "ajeu", "joue", "jour", "tour", "four",
                               "carte", "cartes", "carle", "arte", "cartel", "c-arte", "l'or", "or", "a", "b", ""]}
     words = ["jeu", "joue", "tour", "carte", "carle", "cart", "arte", "l'or", "lor", "o", "a", "", "c-arte", "zzz"]
+    keys = context._Keys(table)
     for w in words:
         expected = table.keys() & context._edits1(w)
         assert context._compiled_edits1_in(w, table) == expected, w
+        assert context._compiled_edits1_in(w, table, keys) == expected, w
         assert context._edits1_in(w, table) == expected, w
+        assert context._edits1_in(w, table, keys) == expected, w
     assert context._compiled_edits1_in("jeu", table) == {"jeux", "je", "feu", "eu", "jeun", "ajeu"}
     assert context._compiled_edits1_in("", table) == {"a", "b"}
     # a word beyond ASCII is left to the Python edits ('é' is no letter they add)
     assert context._compiled_edits1_in("carté", table) is None
     assert context._edits1_in("carté", table) == {"carte"} == table.keys() & context._edits1("carté")
+
+
+def test_the_edits_hashed_against_the_lexicon_s_keys_find_what_the_python_edits_find(res):
+    """The keys' bits (``_edits.Keys``) pass over a string only if no key of the table is
+    hashed like it: against the lexicon's own table of folded words, every string one
+    letter from a word is found as without them, for the words of a page and for strings
+    of random letters."""
+    import random
+
+    from pipeline.clean import context
+
+    reader = chapter_context("Il joue une carte de pique.", res).reader
+    table, keys = reader._by_fold(), reader._by_fold_keys()
+    assert keys is not None and len(table) > 20_000
+    words = ["jeu", "joue", "tour", "carte", "carle", "pique", "atout", "prefermce", "qnelque", "a", "o", "",
+             "reconnoissance", "cbose", "partie", "partic", "zzzz"]
+    rng = random.Random(9)
+    words += ["".join(rng.choice("abcdeilmnorstu") for _ in range(rng.randint(1, 9))) for _ in range(300)]
+    found = 0
+    for w in words:
+        expected = table.keys() & context._edits1(w)
+        assert context._edits1_in(w, table, keys) == expected, w
+        found += len(expected)
+    assert found > 1000  # (words that have neighbours in the table, not only strings that have none)
 
 
 def test_the_compiled_search_costs_every_pair_as_the_python_search_does():

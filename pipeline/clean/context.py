@@ -92,9 +92,10 @@ class ContextReader:
     @staticmethod
     def trim(index) -> None:
         """The memos the readers of an index share kept to a size (pipeline/memos.py)."""
-        # (not the tables made once, not memos: the index's words by their folded letters, those alone there)
+        # (not the tables made once, not memos: the index's words by their folded letters, their keys
+        # hashed, those alone there)
         shared = _SHARED.get(index, {})
-        memos.trim(*(memo for key, memo in shared.items() if key not in ("by_fold", "alone", "decided")),
+        memos.trim(*(memo for key, memo in shared.items() if key not in ("by_fold", "by_fold keys", "alone", "decided")),
                    *shared.get("decided", {}).values())
 
     def _cost(self, printed: str, c: str, limit: float = math.inf) -> float:
@@ -121,7 +122,7 @@ class ContextReader:
             zipf = index.zipf
             # the few hundred strings one letter away matched against the folded words
             # at once (in C), rather than looked up one by one
-            for e in _edits1_in(folded, by_fold):
+            for e in _edits1_in(folded, by_fold, self._by_fold_keys()):
                 for c in by_fold[e]:
                     if zipf[c] >= floor:
                         cands.add(c)
@@ -613,6 +614,13 @@ class ContextReader:
             by_fold = self._shared["by_fold"] = _by_fold(self.index, self.settings.min_zipf)
         return by_fold
 
+    def _by_fold_keys(self):
+        """``_by_fold``'s keys hashed for ``_edits1_in`` (None where it is not compiled)."""
+        keys = self._shared.get("by_fold keys", _UNSEEN)
+        if keys is _UNSEEN:
+            keys = self._shared["by_fold keys"] = _Keys(self._by_fold()) if _Keys is not None else None
+        return keys
+
     def _alone(self) -> frozenset[str]:
         """The words of ``_by_fold`` no other is spelt like but for accents."""
         alone = self._shared.get("alone")
@@ -644,18 +652,20 @@ def _edits1(word: str) -> set[str]:
 
 
 try:
-    from ._edits import edits1_in as _compiled_edits1_in  # setup.py: built at install where a compiler is
+    # setup.py: built at install where a compiler is
+    from ._edits import Keys as _Keys, edits1_in as _compiled_edits1_in
 except ImportError:
-    _compiled_edits1_in = None
+    _Keys = _compiled_edits1_in = None
 
 
-def _edits1_in(word: str, table: dict) -> set[str]:
+def _edits1_in(word: str, table: dict, keys=None) -> set[str]:
     """``table.keys() & _edits1(word)``: the strings one letter away from a folded word
     that the table has, found by the compiled ``_edits.edits1_in`` where it was built
     (a word of ASCII letters: each string made in one buffer, not a few hundred kept
-    in a set first; tests/test_correct.py holds the two the same)."""
+    in a set first, and with ``keys``, the table's ``_edits.Keys``, only those hashed
+    like one of its keys; tests/test_correct.py holds them the same)."""
     if _compiled_edits1_in is not None:
-        hit = _compiled_edits1_in(word, table)
+        hit = _compiled_edits1_in(word, table, keys)
         if hit is not None:
             return hit
     return table.keys() & _edits1(word)
