@@ -721,6 +721,39 @@ def test_the_edits_hashed_against_the_lexicon_s_keys_find_what_the_python_edits_
     assert found > 1000  # (words that have neighbours in the table, not only strings that have none)
 
 
+def test_the_index_s_keys_one_glyph_less_are_all_found_that_either_table_has(res):
+    """``CandidateIndex._near`` looks up only the keys ``_edits.one_less_in`` lets by
+    (the skeletons and each less one glyph, hashed against both tables' keys): none of
+    them that a table has may be passed over, for words of the page, misread words,
+    strings of random glyphs and skeletons beyond ASCII ('cœur')."""
+    import random
+
+    from pipeline.clean import _edits
+
+    index = corrector(res).index
+    model = index.model
+    rng = random.Random(4)
+    words = ["jeu", "joue", "carte", "prefermce", "qnelque", "Tenvoie", "rnise", "été", "cœur", "œuvre", "a", ""]
+    words += ["".join(rng.choice("abcdeilmnorstuœé") for _ in range(rng.randint(1, 10))) for _ in range(400)]
+    looked = 0
+    for w in words:
+        skeletons = set()
+        for reading in (w, *model.merged_readings(w)):
+            skeletons |= model.skeletons(reading)
+        every = set(skeletons)
+        for sk in skeletons:
+            every.update(sk[:k] + sk[k + 1 :] for k in range(len(sk)))
+        let_by = _edits.one_less_in(skeletons, index._keys())
+        assert let_by <= every, w
+        assert {k for k in every if k in index.exact or k in index.deletes} <= let_by, w
+        looked += len(let_by)
+    assert any(not k.isascii() for k in index.exact) and looked > 1500
+    # an index the book's words extend has keys of its own
+    extended = index.with_words([("zqxwv", 4.0)])
+    key = model.skeleton("zqxwv")
+    assert key in _edits.one_less_in({key}, extended._keys()) and "zqxwv" in extended._near("zqxwv")
+
+
 def test_the_compiled_search_costs_every_pair_as_the_python_search_does():
     """setup.py compiles the channel's search (pipeline/clean/_search.pyx) at install;
     it must give the costs of ``correct._dp`` to the last bit, within every limit, on

@@ -6,53 +6,91 @@
 # up at once: not the few hundred strings of ``_edits1`` made in pieces, kept in a set,
 # then intersected with the table. With the table's ``Keys``, a string none of its keys
 # hashes like is passed over before it is made: most of a word's few hundred are.
+# ``one_less_in`` does the same for the candidate index's keys (correct.CandidateIndex).
 from cpython.unicode cimport PyUnicode_DecodeASCII
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy
 
-# 2**21 bits (256 KB, in a core's cache): for the 30,000 words of the lexicon's index at
-# least min_zipf common, one string in seventy that no key is passes the bits
-cdef enum:
-    _BITS = 21
+from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH
+
+cdef uint64_t _FNV_START = 14695981039346656037ULL
+cdef uint64_t _FNV_PRIME = 1099511628211ULL
 
 
-cdef inline uint64_t _slot(const char* s, Py_ssize_t n):
-    """FNV-1a of the bytes, its top bits (the best mixed)."""
-    cdef uint64_t h = 14695981039346656037ULL
+cdef inline uint64_t _fnv_bytes(const char* s, Py_ssize_t n) noexcept:
+    """FNV-1a of the letters (bytes of ASCII)."""
+    cdef uint64_t h = _FNV_START
     cdef Py_ssize_t i
     for i in range(n):
-        h = (h ^ <unsigned char> s[i]) * 1099511628211ULL
-    return h >> (64 - _BITS)
+        h = (h ^ <unsigned char> s[i]) * _FNV_PRIME
+    return h
+
+
+cdef inline uint64_t _fnv_str(str s, Py_ssize_t skip) noexcept:
+    """FNV-1a of the letters of s (code points: for ASCII, ``_fnv_bytes``), less the one
+    at ``skip`` (-1: none)."""
+    cdef uint64_t h = _FNV_START
+    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(s)
+    cdef int kind = PyUnicode_KIND(s)
+    cdef void* data = PyUnicode_DATA(s)
+    for i in range(n):
+        if i != skip:
+            h = (h ^ <uint64_t> <Py_UCS4> PyUnicode_READ(kind, data, i)) * _FNV_PRIME
+    return h
 
 
 cdef class Keys:
-    """The ASCII keys of a table, each hashed to one bit: a string whose bit is unset is
-    no key of the table (for a table not changed since)."""
+    """The keys of some tables, each hashed to one bit of 32 to 64 a key (a table of
+    30,000 keys in 128 KB, in a core's cache): a string whose bit is unset is no key
+    of theirs (for tables not changed since); of those no key is, one in 32 to 64 passes."""
     cdef uint64_t* bits
+    cdef int shift
 
-    def __cinit__(self, dict table):
+    def __cinit__(self, *tables):
+        cdef Py_ssize_t n = sum(len(t) for t in tables), size = 64
+        cdef int b = 6
         cdef uint64_t h
-        cdef bytes raw
-        self.bits = <uint64_t*> calloc((1 << _BITS) // 64, sizeof(uint64_t))
+        while size < 32 * n:
+            size *= 2
+            b += 1
+        self.shift = 64 - b
+        self.bits = <uint64_t*> calloc(size // 64, sizeof(uint64_t))
         if self.bits == NULL:
             raise MemoryError()
-        for key in table:
-            if type(key) is str and (<str> key).isascii():
-                raw = (<str> key).encode("ascii")
-                h = _slot(raw, len(raw))
-                self.bits[h >> 6] |= (<uint64_t> 1) << (h & 63)
+        for table in tables:
+            for key in <dict> table:
+                if type(key) is str:
+                    h = _fnv_str(<str> key, -1) >> self.shift
+                    self.bits[h >> 6] |= (<uint64_t> 1) << (h & 63)
 
     def __dealloc__(self):
         free(self.bits)
 
-    cdef inline bint may_have(self, const char* s, Py_ssize_t n):
-        cdef uint64_t h = _slot(s, n)
+    cdef inline bint _has(self, uint64_t h) noexcept:
+        h >>= self.shift
         return (self.bits[h >> 6] >> (h & 63)) & 1
 
 
+def one_less_in(skeletons, Keys keys):
+    """The skeletons and each of them less one glyph, those ``keys`` may have (a set):
+    of ``{sk[:k] + sk[k + 1:] for sk in skeletons for k in range(len(sk))} | set(skeletons)``,
+    none left out that is a key; the strings of the others never made."""
+    cdef set out = set()
+    cdef str sk
+    cdef Py_ssize_t k, n
+    for sk in skeletons:
+        if keys._has(_fnv_str(sk, -1)):
+            out.add(sk)
+        n = PyUnicode_GET_LENGTH(sk)
+        for k in range(n):
+            if keys._has(_fnv_str(sk, k)):
+                out.add(sk[:k] + sk[k + 1 :])
+    return out
+
+
 cdef inline void _look_up(char* buf, Py_ssize_t n, dict table, Keys keys, set out):
-    if keys is not None and not keys.may_have(buf, n):
+    if keys is not None and not keys._has(_fnv_bytes(buf, n)):
         return
     s = PyUnicode_DecodeASCII(buf, n, NULL)
     if s in table:

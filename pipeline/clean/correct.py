@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Iterable, Iterator
+from weakref import WeakKeyDictionary
 
 import regex
 from rapidfuzz import process
@@ -495,6 +496,14 @@ class BookBuckets(dict):
         return default if found is None else found
 
 
+try:
+    from . import _edits  # setup.py: built at install where a compiler is
+except ImportError:
+    _edits = None
+
+_KEYS: WeakKeyDictionary = WeakKeyDictionary()  # CandidateIndex → its tables' keys hashed (``_keys``)
+
+
 class CandidateIndex:
     """The lexicon by skeleton: the words a misread word could be."""
 
@@ -637,12 +646,16 @@ class CandidateIndex:
         # the skeletons and, for one edit of any kind besides the confusions within
         # glyph classes, each skeleton less each glyph: each key looked up in both
         # tables once (the skeletons of a word's readings share most of theirs)
-        keys = set(skeletons)
-        for sk in skeletons:
-            keys.update(sk[:k] + sk[k + 1 :] for k in range(len(sk)))
         seen = self.consulted
-        if seen is not None:
-            seen.get_many([x for key in keys for x in (_EXACT + key, _DELETED + key)])
+        if seen is None and _edits is not None:
+            # (the keys neither table has, most of them, never made: ``_edits.one_less_in``)
+            keys = _edits.one_less_in(skeletons, self._keys())
+        else:
+            keys = set(skeletons)
+            for sk in skeletons:
+                keys.update(sk[:k] + sk[k + 1 :] for k in range(len(sk)))
+            if seen is not None:  # (each key looked in recorded, those empty too: the book may fill them)
+                seen.get_many([x for key in keys for x in (_EXACT + key, _DELETED + key)])
         # (in one call: a word has a hundred keys, most of them empty)
         if least is None:
             return set().union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
@@ -656,6 +669,14 @@ class CandidateIndex:
             return out.union(*found)
         out.update(w for bucket in found for w in bucket if zipf.get(w, 0.0) >= least)
         return out
+
+    def _keys(self):
+        """Both tables' keys hashed (``_edits.Keys``), made when first asked for: an index
+        is not added to once made (``with_words`` makes another)."""
+        keys = _KEYS.get(self)
+        if keys is None:
+            keys = _KEYS[self] = _edits.Keys(self.exact, self.deletes)
+        return keys
 
     def for_model(self, model: ChannelModel) -> "CandidateIndex":
         """This index with another channel model of the same skeleton (a learned one),
