@@ -765,7 +765,9 @@ def test_the_compiled_search_costs_every_pair_as_the_python_search_does():
     assert correct._search is not None, "the compiled search was not built: run make install (a C compiler is needed)"
     assert correct._SEARCH is correct._compiled_search
     model = correct.ChannelModel.default()
-    words = _PRINTS + "Le joueur qui a fait la vole paye le double, fi la carte eft tournée".split()
+    # (letters beyond U+00FF too: the search reads those from the dict, not from its arrays)
+    words = _PRINTS + "Le joueur qui a fait la vole paye le double, fi la carte eft tournée".split() \
+        + ["cœur", "Œuvre", "ſoit", "fœur"]
     checked = 0
     for long_s in (False, True):
         for p in words:

@@ -129,6 +129,10 @@ class ChannelModel:
         self._groups_cache: dict = {}
         self._word_cache: dict = {}
         self._sub_rows: dict[tuple[str, bool], _SubRow] = {}  # (glyph, long-s chapter) → letter → cost
+        # the compiled search's (``_search.dp``): (glyph, long-s chapter) → its ``_SubRow`` with
+        # an array beside it; (printed, long-s chapter) → those of each glyph of the print
+        self._glyph_rows: dict = {}
+        self._printed_rows: dict = {}
         # the skeleton as str.translate tables (C speed: the lexicon's 100,000 words are
         # skeletonised at start-up): debris dropped, each glyph by its class; a class's
         # first letter stands for it, and is its own class, so a second pass changes nothing
@@ -806,8 +810,7 @@ class Corrector:
     def trim(self) -> None:
         """Its memos, its index's and its channel's kept to a size (pipeline/memos.py)."""
         memos.trim(*self._memo.values(), self.index.folded, self.model._cost_cache, self.model._above_cache,
-                   self.model._groups_cache,
-                   self.model._word_cache)
+                   self.model._groups_cache, self.model._word_cache, self.model._printed_rows)
         base = _lexicon_index(self.lexicon, self.model)
         memos.trim(base.folded)
         self.lexicon.trim()
