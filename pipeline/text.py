@@ -49,11 +49,24 @@ def base_letter(ch: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if not unicodedata.combining(c))
 
 
+class _BaseLetters(dict):
+    """code point → ``base_letter`` of its character, made when first asked for: a table
+    for ``str.translate``, which folds a word in one call (the same letters as
+    ``base_letter`` one by one, tests/test_text.py)."""
+
+    def __missing__(self, point: int) -> str:
+        letter = self[point] = base_letter(chr(point))
+        return letter
+
+
+_BASE_LETTERS = _BaseLetters()
+
+
 def fold_letters(word: str) -> str:
     """``base_letter`` of every character: a word folded without changing its length."""
     if word.isascii():  # most words, and then base_letter is lower case (no accent to drop)
         return word.lower()
-    return "".join(base_letter(c) for c in word)
+    return word.translate(_BASE_LETTERS)
 
 
 @dataclass(frozen=True)

@@ -87,3 +87,18 @@ def test_concat_records_what_lay_between():
 def test_an_edit_under_an_unregistered_fix_is_refused():
     with pytest.raises(ValueError, match="unknown fix 'clean.guess': register it in pipeline/fixes.py"):
         whole().replace(0, 2, "La", "clean.guess")
+
+
+def test_a_word_is_folded_letter_by_letter_as_base_letter_folds_each():
+    """``fold_letters`` folds a word in one call (``str.translate`` with a table made as
+    letters are met): the letters ``base_letter`` gives one by one, its length kept but
+    for a mark that has no letter to sit on, on French words and on every character up
+    to U+2FFF."""
+    from pipeline.text import base_letter, fold_letters
+
+    assert fold_letters("Préférence") == "preference" and fold_letters("ŒUVRE") == "œuvre"
+    assert fold_letters("piége") == "piege" and fold_letters("ſoit") == "ſoit" and fold_letters("Jeu") == "jeu"
+    assert fold_letters("e\u0301te\u0301") == "ete"  # (combining accents: no letter of their own)
+    for start in range(0x80, 0x3000, 7):
+        word = "é" + "".join(chr(c) for c in range(start, start + 7))
+        assert fold_letters(word) == "".join(base_letter(c) for c in word), hex(start)
