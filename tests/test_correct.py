@@ -640,6 +640,48 @@ def test_the_compiled_distances_keep_the_choices_rapidfuzz_keeps_in_its_order():
         assert correct._compiled_within(word, choices, most) == extract(word, choices, most), (word, choices, most)
 
 
+def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
+    """setup.py compiles the reading of an unknown word's buckets (``_within.Buckets``,
+    which ``CandidateIndex.near_within`` asks): it must keep what ``within`` keeps of
+    ``candidates`` less the print in small letters, (distance, word) each, nearest
+    first: on hand-made tables (a word in two buckets once, a letter beyond its fold
+    table folded by the index's own, a word of more than 64 letters left to the
+    caller), and on the lexicon's index and one with a book's words added, each word
+    asked twice (the second time from the buckets' runs), elided articles included."""
+    from pipeline.clean import correct
+    from pipeline.clean.correct import _lexicon_index
+    from pipeline.text import fold_letters
+
+    assert correct._Buckets is not None, "the compiled buckets were not built: run make install"
+    folded = correct._Folded()
+    exact = {"crt": ["carte", "Carte", "cœur"], "jeu": ["jeu", "jeû"]}
+    deletes = {"crt": ["carte", "cartes", "carté"], "ǎb": ["ǎbc", "abc"]}
+    buckets = correct._Buckets(exact, deletes, folded)
+    assert buckets.within("carte", ["crt", "none"], 1, "carte") == [(0, "Carte"), (0, "carté"), (1, "cartes")]
+    assert buckets.within("carte", ["crt"], 1, "") == [(0, "carte"), (0, "Carte"), (0, "carté"), (1, "cartes")]
+    assert buckets.within("coeur", ["crt"], 2, "") == [(2, "cœur")]  # œ is not oe: one letter for two
+    assert buckets.within("abc", ["ǎb"], 0, "") == [(0, "ǎbc"), (0, "abc")]  # ǎ folded by fold_letters, not the table
+    assert buckets.within("jeu", ["jeu", "jeu"], 0, "jeu") == [(0, "jeû")]
+    assert buckets.within("a" * 65, ["crt"], 3, "") is None
+    assert buckets.within("", ["crt"], 3, "") is None
+
+    cor = corrector(res)
+    base = _lexicon_index(cor.lexicon, cor.model)
+    extended = base.with_words([("fichets", 1.5), ("doublet", 2.2), ("carteaux", 3.4)])
+    printed = ["carles", "Tenvoie", "Vautre", "rnoitié", "fichels", "doublct", "cartcaux", "quiiue", "Pierre",
+               "atfparavant", "moTitrer", "dunemême", "a", "cœur", "ǎutre"]
+    for index in (base, extended):
+        for p in printed * 2:
+            words = list(index.candidates(p) - {p.lower()})
+            expected = [(d, words[k]) for d, k in correct.within(fold_letters(p), [index.folded[w] for w in words], 3)]
+            got = index.near_within(p, 3)
+            assert sorted(got) == sorted(expected), p
+            assert [d for d, _ in got] == sorted(d for d, _ in got), p
+    assert (1, "fichets") in extended.near_within("fichels", 3) and "fichets" not in {w for _, w in base.near_within("fichels", 3)}
+    assert (2, "l'envoie") in base.near_within("Tenvoie", 3)  # 'T' read "l'": a letter for another, one added
+    assert base.near_within("a" * 65, 3) is None  # (the corrector then asks ``within``)
+
+
 def test_the_compiled_priors_are_the_python_priors_to_the_last_bit():
     """setup.py compiles the loop of the corrector's priors (pipeline/clean/_priors.pyx);
     it must give ``_prior_loop``'s numbers to the bit, capped and not, with the book's

@@ -24,6 +24,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from operator import itemgetter
 from typing import Iterable, Iterator
 from weakref import WeakKeyDictionary
 
@@ -47,6 +48,7 @@ _ELIDABLE = frozenset("aeiouyhéèêëàâîïôûœAEIOUYHÉÈÊÀÂÎÔ")  # t
 _LOG2_MAX = 100_000
 _LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
 _SORTED_MAX = 300  # candidates sorted whole up to this many (``Corrector._scored``)
+_PLAIN_MOST = 3  # the plain edits a candidate the channel costs is at most from the print (``Corrector._close``)
 _WORD = regex.compile(r"\p{L}[\p{L}&^|!015]*\p{L}|\p{L}")
 _LETTERS = regex.compile(r"[\p{L}]+")
 
@@ -458,6 +460,14 @@ try:
     from ._within import within as _compiled_within  # setup.py: built at install where a compiler is
 except ImportError:
     _compiled_within = None
+try:
+    from ._within import Buckets as _Buckets, set_fold_table
+except ImportError:
+    _Buckets = None
+else:
+    # the letter each code point below 0x180 folds to where ``base_letter`` makes it one
+    # (all of them), 0 where not: ``fold_letters`` of a word, letter by letter, in C
+    set_fold_table([ord(b) if len(b := base_letter(chr(k))) == 1 and b != "\0" else 0 for k in range(0x180)])
 
 
 def within(word: str, choices: list[str], most: int) -> list[tuple[int, int]]:
@@ -506,6 +516,7 @@ except ImportError:
     _edits = None
 
 _KEYS: WeakKeyDictionary = WeakKeyDictionary()  # CandidateIndex → its tables' keys hashed (``_keys``)
+_BUCKETS: WeakKeyDictionary = WeakKeyDictionary()  # CandidateIndex → its buckets as ``within`` reads them (``near_within``)
 
 
 class CandidateIndex:
@@ -633,8 +644,13 @@ class CandidateIndex:
         knows a glyph for an elided article, the article with the words near the rest.
         ``least``: those at least this common (zipf) only, as the index knows them."""
         out = self._near(printed, least)
-        # an elided article printed as one glyph ('Tenvoie' for "l'envoie", as the
-        # learned channel says 'T' may be "l'"): the article and the words near the rest
+        out.update(self._elided(printed, least))
+        return out
+
+    def _elided(self, printed: str, least: float | None = None) -> set[str]:
+        """An elided article printed as one glyph ('Tenvoie' for "l'envoie", as the
+        learned channel says 'T' may be "l'"): the article and the words near the rest."""
+        out: set[str] = set()
         for glyphs, article in self.model.elisions:
             rest = printed[len(glyphs) :]
             if printed.startswith(glyphs) and len(rest) >= 2:
@@ -642,11 +658,43 @@ class CandidateIndex:
                 out.update(elided if least is None else (c for c in elided if self.zipf.get(c, 0.0) >= least))
         return out
 
-    def _near(self, printed: str, least: float | None = None) -> set[str]:
-        exact, deletes = self.exact, self.deletes
+    def near_within(self, printed: str, most: int) -> list[tuple[int, str]] | None:
+        """(plain edits, word) of each of ``candidates(printed)`` but the print itself in
+        small letters whose letters folded are at most ``most`` plain edits from the
+        print's (``within``), nearest first: the words of the buckets weighed where they
+        lie (the compiled ``_within.Buckets``, each bucket read from memory of its own
+        once it has been asked for), no set of them made first (an unknown word's
+        buckets hold hundreds of words, four in five of them further).
+        None where that was not built, or while a chapter's reads are recorded
+        (``consulted``: each key looked in is noted, ``_near``)."""
+        if _Buckets is None or _edits is None or self.consulted is not None:
+            return None
+        folded, lower = fold_letters(printed), printed.lower()
+        buckets = _BUCKETS.get(self)
+        if buckets is None:
+            buckets = _BUCKETS[self] = _Buckets(self.exact, self.deletes, self.folded)
+        found = buckets.within(folded, _edits.one_less_in(self._skeletons_of(printed), self._keys()), most, lower)
+        if found is None:
+            return None
+        elided = self._elided(printed)
+        if elided:
+            elided.difference_update(w for _, w in found)
+            elided.discard(lower)
+            words = sorted(elided)
+            found += [(d, words[k]) for d, k in within(folded, [self.folded[w] for w in words], most)]
+            found.sort(key=itemgetter(0))
+        return found
+
+    def _skeletons_of(self, printed: str) -> set[str]:
+        """The skeletons of the print and of its readings with two glyphs merged."""
         skeletons = set()
         for reading in (printed, *self.model.merged_readings(printed)):
             skeletons |= self.model.skeletons(reading)
+        return skeletons
+
+    def _near(self, printed: str, least: float | None = None) -> set[str]:
+        exact, deletes = self.exact, self.deletes
+        skeletons = self._skeletons_of(printed)
         # the skeletons and, for one edit of any kind besides the confusions within
         # glyph classes, each skeleton less each glyph: each key looked up in both
         # tables once (the skeletons of a word's readings share most of theirs)
@@ -892,7 +940,7 @@ class Corrector:
         if period_as_printed(self.lexicon, lower, ctx.long_s):
             return None
         known = self.lexicon.zipf(printed) >= 1.0
-        scored = self._scored(printed, self._candidates(printed, lower, known, ctx), ctx, known)
+        scored = self._scored(printed, self._close(printed, lower, known, ctx), ctx, known)
         if not scored:
             return None
         if known:
@@ -918,22 +966,30 @@ class Corrector:
         extra = s.short_length_change * abs(len(c) - len(printed)) if min(len(c), len(printed)) <= 3 else 0.0
         return self.model.cost(printed, c, long_s, limit - extra + _MARGIN) + extra
 
-    def _scored(self, printed: str, cands: set[str], ctx: BookContext, known: bool) -> list[tuple[float, float, str]]:
-        """(score, cost, candidate), best first: prior − weight × channel cost."""
+    def _close(self, printed: str, lower: str, known: bool, ctx: BookContext) -> list[tuple[int, str]]:
+        """(plain edits, candidate) of the candidates (``_candidates``) the weighted channel
+        may cost: the weighted cost is dear to compute, so first those a plain edit
+        distance finds close (``within``, at most ``_PLAIN_MOST`` edits), nearest first."""
+        if not known:
+            found = self.index.near_within(printed, _PLAIN_MOST)
+            if found is not None:
+                return found
+        words = list(self._candidates(printed, lower, known, ctx))
+        near = within(fold_letters(printed), list(map(self.index.folded.__getitem__, words)), _PLAIN_MOST)
+        return [(d, words[k]) for d, k in near]
+
+    def _scored(self, printed: str, near: list[tuple[int, str]], ctx: BookContext,
+                known: bool) -> list[tuple[float, float, str]]:
+        """(score, cost, candidate), best first: prior − weight × channel cost, of the
+        candidates ``_close`` found, (plain edits, word) each."""
         s = self.settings
-        if not cands:
+        if not near:
             return []
-        # the weighted channel cost is dear to compute: first keep the candidates a
-        # plain edit distance (in C, via rapidfuzz) finds close and the lexicon likely
-        folded = fold_letters(printed)
-        fold_of = self.index.folded
-        words = list(cands)
-        near = within(folded, list(map(fold_of.__getitem__, words)), 3)
         # branch and bound: a candidate scores at most its prior, so once the priors
         # left fall below the second best score, no candidate left can matter
         # (each plain edit costs at least the cheapest confusion: a bound on the score)
         cheapest = s.weight * 0.2
-        words = [words[k] for _, k in near]
+        words = [w for _, w in near]
         priors = self.priors(words, ctx, capped=not known)
         bounds = [p - cheapest * d for p, (d, _) in zip(priors, near)]
         # the 20 of highest bound: sorted in C (a hundred or fewer most often, where the
