@@ -647,7 +647,8 @@ def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
     first: on hand-made tables (a word in two buckets once, a letter beyond its fold
     table folded by the index's own, a word of more than 64 letters left to the
     caller), and on the lexicon's index and one with a book's words added, each word
-    asked twice (the second time from the buckets' runs), elided articles included."""
+    asked twice (the second time from the buckets' runs), elided articles included;
+    and while a chapter's reads are recorded, with the same keys read."""
     from pipeline.clean import correct
     from pipeline.clean.correct import _lexicon_index
     from pipeline.text import fold_letters
@@ -677,6 +678,20 @@ def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
             got = index.near_within(p, 3)
             assert sorted(got) == sorted(expected), p
             assert [d for d, _ in got] == sorted(d for d, _ in got), p
+    # while a chapter's reads are recorded, the keys looked in are read as ``candidates`` reads them
+    from pipeline.resources import Consulted
+
+    for index in (base, extended):
+        for p in printed:
+            index.consulted = Consulted(index.buckets_of([("fichets", 1.5)]), "book")
+            words = list(index.candidates(p) - {p.lower()})
+            read = dict(index.consulted.read)
+            index.consulted = Consulted(index.buckets_of([("fichets", 1.5)]), "book")
+            got = index.near_within(p, 3)
+            assert index.consulted.read == read and len(read) > 0, p
+            expected = [(d, words[k]) for d, k in correct.within(fold_letters(p), [index.folded[w] for w in words], 3)]
+            assert sorted(got) == sorted(expected), p
+            index.consulted = None
     assert (1, "fichets") in extended.near_within("fichels", 3) and "fichets" not in {w for _, w in base.near_within("fichels", 3)}
     assert (2, "l'envoie") in base.near_within("Tenvoie", 3)  # 'T' read "l'": a letter for another, one added
     assert base.near_within("a" * 65, 3) is None  # (the corrector then asks ``within``)

@@ -665,15 +665,15 @@ class CandidateIndex:
         lie (the compiled ``_within.Buckets``, each bucket read from memory of its own
         once it has been asked for), no set of them made first (an unknown word's
         buckets hold hundreds of words, four in five of them further).
-        None where that was not built, or while a chapter's reads are recorded
-        (``consulted``: each key looked in is noted, ``_near``)."""
-        if _Buckets is None or _edits is None or self.consulted is not None:
+        None where that was not built. The keys looked in are recorded as ``candidates``
+        records them."""
+        if _Buckets is None:
             return None
         folded, lower = fold_letters(printed), printed.lower()
         buckets = _BUCKETS.get(self)
         if buckets is None:
             buckets = _BUCKETS[self] = _Buckets(self.exact, self.deletes, self.folded)
-        found = buckets.within(folded, _edits.one_less_in(self._skeletons_of(printed), self._keys()), most, lower)
+        found = buckets.within(folded, self._looked_in(printed), most, lower)
         if found is None:
             return None
         elided = self._elided(printed)
@@ -694,20 +694,7 @@ class CandidateIndex:
 
     def _near(self, printed: str, least: float | None = None) -> set[str]:
         exact, deletes = self.exact, self.deletes
-        skeletons = self._skeletons_of(printed)
-        # the skeletons and, for one edit of any kind besides the confusions within
-        # glyph classes, each skeleton less each glyph: each key looked up in both
-        # tables once (the skeletons of a word's readings share most of theirs)
-        seen = self.consulted
-        if seen is None and _edits is not None:
-            # (the keys neither table has, most of them, never made: ``_edits.one_less_in``)
-            keys = _edits.one_less_in(skeletons, self._keys())
-        else:
-            keys = set(skeletons)
-            for sk in skeletons:
-                keys.update(sk[:k] + sk[k + 1 :] for k in range(len(sk)))
-            if seen is not None:  # (each key looked in recorded, those empty too: the book may fill them)
-                seen.get_many([x for key in keys for x in (_EXACT + key, _DELETED + key)])
+        keys = self._looked_in(printed)
         # (in one call: a word has a hundred keys, most of them empty)
         if least is None:
             return set().union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
@@ -721,6 +708,24 @@ class CandidateIndex:
             return out.union(*found)
         out.update(w for bucket in found for w in bucket if zipf.get(w, 0.0) >= least)
         return out
+
+    def _looked_in(self, printed: str) -> set[str]:
+        """The keys the print's candidates are found under in both tables, each key read
+        recorded while a chapter's reads are (``consulted``): the skeletons and, for one
+        edit of any kind besides the confusions within glyph classes, each skeleton less
+        each glyph, each key looked up once (the skeletons of a word's readings share
+        most of theirs)."""
+        skeletons = self._skeletons_of(printed)
+        seen = self.consulted
+        if seen is None and _edits is not None:
+            # (the keys neither table has, most of them, never made: ``_edits.one_less_in``)
+            return _edits.one_less_in(skeletons, self._keys())
+        keys = set(skeletons)
+        for sk in skeletons:
+            keys.update(sk[:k] + sk[k + 1 :] for k in range(len(sk)))
+        if seen is not None:  # (each key looked in recorded, those empty too: the book may fill them)
+            seen.get_many([x for key in keys for x in (_EXACT + key, _DELETED + key)])
+        return keys
 
     def _keys(self):
         """Both tables' keys hashed (``_edits.Keys``), made when first asked for: an index
