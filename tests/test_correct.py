@@ -643,7 +643,7 @@ def test_the_compiled_distances_keep_the_choices_rapidfuzz_keeps_in_its_order():
 def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
     """setup.py compiles the reading of an unknown word's buckets (``_within.Buckets``,
     which ``CandidateIndex.near_within`` asks): it must keep what ``within`` keeps of
-    ``candidates`` less the print in small letters, (distance, word) each, nearest
+    ``candidates`` less the print in small letters, (distance, word, frequency) each, nearest
     first: on hand-made tables (a word in two buckets once, a letter beyond its fold
     table folded by the index's own, a word of more than 64 letters left to the
     caller), and on the lexicon's index and one with a book's words added, each word
@@ -657,12 +657,16 @@ def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
     folded = correct._Folded()
     exact = {"crt": ["carte", "Carte", "cœur"], "jeu": ["jeu", "jeû"]}
     deletes = {"crt": ["carte", "cartes", "carté"], "ǎb": ["ǎbc", "abc"]}
-    buckets = correct._Buckets(exact, deletes, folded)
-    assert buckets.within("carte", ["crt", "none"], 1, "carte") == [(0, "Carte"), (0, "carté"), (1, "cartes")]
-    assert buckets.within("carte", ["crt"], 1, "") == [(0, "carte"), (0, "Carte"), (0, "carté"), (1, "cartes")]
-    assert buckets.within("coeur", ["crt"], 2, "") == [(2, "cœur")]  # œ is not oe: one letter for two
-    assert buckets.within("abc", ["ǎb"], 0, "") == [(0, "ǎbc"), (0, "abc")]  # ǎ folded by fold_letters, not the table
-    assert buckets.within("jeu", ["jeu", "jeu"], 0, "jeu") == [(0, "jeû")]
+    zipf = {"carte": 4.87, "Carte": 1.2, "cartes": 4.1, "carté": 2.0, "jeû": 0.5}
+    buckets = correct._Buckets(exact, deletes, zipf, folded)
+    # (each with its frequency, None where the table has none)
+    assert buckets.within("carte", ["crt", "none"], 1, "carte") == [(0, "Carte", 1.2), (0, "carté", 2.0),
+                                                                     (1, "cartes", 4.1)]
+    assert buckets.within("carte", ["crt"], 1, "") == [(0, "carte", 4.87), (0, "Carte", 1.2), (0, "carté", 2.0),
+                                                       (1, "cartes", 4.1)]
+    assert buckets.within("coeur", ["crt"], 2, "") == [(2, "cœur", None)]  # œ is not oe: one letter for two
+    assert buckets.within("abc", ["ǎb"], 0, "") == [(0, "ǎbc", None), (0, "abc", None)]  # ǎ folded by fold_letters
+    assert buckets.within("jeu", ["jeu", "jeu"], 0, "jeu") == [(0, "jeû", 0.5)]
     assert buckets.within("a" * 65, ["crt"], 3, "") is None
     assert buckets.within("", ["crt"], 3, "") is None
 
@@ -674,10 +678,11 @@ def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
     for index in (base, extended):
         for p in printed * 2:
             words = list(index.candidates(p) - {p.lower()})
-            expected = [(d, words[k]) for d, k in correct.within(fold_letters(p), [index.folded[w] for w in words], 3)]
+            expected = [(d, words[k], index.zipf.get(words[k]))
+                        for d, k in correct.within(fold_letters(p), [index.folded[w] for w in words], 3)]
             got = index.near_within(p, 3)
             assert sorted(got) == sorted(expected), p
-            assert [d for d, _ in got] == sorted(d for d, _ in got), p
+            assert [d for d, _, _ in got] == sorted(d for d, _, _ in got), p
     # while a chapter's reads are recorded, the keys looked in are read as ``candidates`` reads them
     from pipeline.resources import Consulted
 
@@ -689,11 +694,13 @@ def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
             index.consulted = Consulted(index.buckets_of([("fichets", 1.5)]), "book")
             got = index.near_within(p, 3)
             assert index.consulted.read == read and len(read) > 0, p
-            expected = [(d, words[k]) for d, k in correct.within(fold_letters(p), [index.folded[w] for w in words], 3)]
+            expected = [(d, words[k], index.zipf.get(words[k]))
+                        for d, k in correct.within(fold_letters(p), [index.folded[w] for w in words], 3)]
             assert sorted(got) == sorted(expected), p
             index.consulted = None
-    assert (1, "fichets") in extended.near_within("fichels", 3) and "fichets" not in {w for _, w in base.near_within("fichels", 3)}
-    assert (2, "l'envoie") in base.near_within("Tenvoie", 3)  # 'T' read "l'": a letter for another, one added
+    assert (1, "fichets", 1.5) in extended.near_within("fichels", 3)
+    assert "fichets" not in {w for _, w, _ in base.near_within("fichels", 3)}
+    assert (2, "l'envoie", None) in base.near_within("Tenvoie", 3)  # 'T' read "l'": a letter for another, one added
     assert base.near_within("a" * 65, 3) is None  # (the corrector then asks ``within``)
 
 

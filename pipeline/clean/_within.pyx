@@ -10,7 +10,8 @@
 from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_4BYTE_KIND
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport realloc, free
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
+from libc.math cimport NAN, isnan
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING, PyBytes_GET_SIZE
 
 
@@ -139,6 +140,10 @@ cdef inline bint _folded_into(str s, Py_UCS4* buf, Py_ssize_t n) noexcept:
     return True
 
 
+cdef enum:
+    _HEAD = 4  # a word's uint32 in a bucket's run before its letters: number, length, frequency (two)
+
+
 cdef class Buckets:
     """The words of the buckets of an index's two tables (correct.CandidateIndex: skeleton
     → words), for ``within``: each bucket, the first time it is asked for, made into one
@@ -147,15 +152,15 @@ cdef class Buckets:
     of a short skeleton serves thousands of unknown words: on an unknown word's hundreds
     of candidates, most of them far, that was most of the time). The tables must not
     change after (an index is not added to once made: ``with_words`` makes another)."""
-    cdef dict exact, deletes, runs_exact, runs_deletes, number
+    cdef dict exact, deletes, zipf, runs_exact, runs_deletes, number
     cdef object folded_of
     cdef list words
     cdef uint32_t* stamp
     cdef Py_ssize_t stamps
     cdef uint32_t serial
 
-    def __cinit__(self, dict exact, dict deletes, folded_of):
-        self.exact, self.deletes, self.folded_of = exact, deletes, folded_of
+    def __cinit__(self, dict exact, dict deletes, dict zipf, folded_of):
+        self.exact, self.deletes, self.zipf, self.folded_of = exact, deletes, zipf, folded_of
         self.runs_exact, self.runs_deletes, self.number, self.words = {}, {}, {}, []
         self.stamp, self.stamps, self.serial = NULL, 0, 0
 
@@ -163,12 +168,14 @@ cdef class Buckets:
         free(self.stamp)
 
     cdef bytes _run(self, dict runs, str key, object bucket):
-        # per word: its number, its length, then its letters folded, each a uint32
+        # per word: its number, its length, its frequency (``zipf[w]``, a double in two;
+        # NaN for none), then its letters folded, each a uint32
         cdef Py_ssize_t n, k, size = 0, at = 0
         cdef str w, f
-        cdef object number
+        cdef object number, z
+        cdef double zd
         for w in bucket:
-            size += 2 + PyUnicode_GET_LENGTH(w)
+            size += _HEAD + PyUnicode_GET_LENGTH(w)
         blob = PyBytes_FromStringAndSize(NULL, size * 4)
         cdef uint32_t* run = <uint32_t*> PyBytes_AS_STRING(blob)
         for w in bucket:
@@ -179,26 +186,31 @@ cdef class Buckets:
             n = PyUnicode_GET_LENGTH(w)
             run[at] = <uint32_t> number
             run[at + 1] = <uint32_t> n
-            if not _folded_into(w, <Py_UCS4*> (run + at + 2), n):
+            z = self.zipf.get(w)
+            zd = NAN if z is None else <double> z
+            memcpy(run + at + 2, &zd, sizeof(double))
+            if not _folded_into(w, <Py_UCS4*> (run + at + _HEAD), n):
                 f = self.folded_of[w]
                 if PyUnicode_GET_LENGTH(f) != n:
                     raise ValueError(f"{w!r} folded to {f!r}: not a letter for a letter")
                 for k in range(n):
-                    run[at + 2 + k] = PyUnicode_READ(PyUnicode_KIND(f), PyUnicode_DATA(f), k)
-            at += 2 + n
+                    run[at + _HEAD + k] = PyUnicode_READ(PyUnicode_KIND(f), PyUnicode_DATA(f), k)
+            at += _HEAD + n
         runs[key] = blob
         return blob
 
     def within(self, str word, keys, Py_ssize_t most, str exclude):
-        """(distance, w) of each word w of the buckets of ``keys`` in both tables, each
-        once, whose letters folded are at most ``most`` plain edits from ``word``,
-        ``exclude`` left out; nearest first, then as found: what ``within`` keeps of the
-        union of those buckets (tests/test_correct.py). None for a word of more than 64
-        letters, or before ``set_fold_table``."""
+        """(distance, w, its frequency) of each word w of the buckets of ``keys`` in both
+        tables, each once, whose letters folded are at most ``most`` plain edits from
+        ``word``, ``exclude`` left out; nearest first, then as found: what ``within``
+        keeps of the union of those buckets (tests/test_correct.py), with ``zipf.get(w)``
+        read from the run, not looked up in a table of a hundred thousand words.
+        None for a word of more than 64 letters, or before ``set_fold_table``."""
         cdef Pattern p
         cdef Py_ssize_t m, n, d, at, size
         cdef uint32_t* run
         cdef uint32_t number
+        cdef double z
         cdef bytes blob
         cdef dict table, runs
         cdef str w
@@ -224,7 +236,7 @@ cdef class Buckets:
                 at = 0
                 while at < size:
                     number, n = run[at], run[at + 1]
-                    at += 2 + n
+                    at += _HEAD + n
                     if n - m > most or m - n > most:
                         continue  # (at least as many edits as the lengths differ: fold_letters keeps a word's length)
                     if self.stamp[number] == self.serial:
@@ -234,8 +246,9 @@ cdef class Buckets:
                     if d <= most:
                         w = self.words[number]
                         if w != exclude:
-                            found[d].append(w)
-        return [(d, w) for d in range(most + 1) for w in found[d]]
+                            memcpy(&z, run + at - n - 2, sizeof(double))
+                            found[d].append((d, w, None if isnan(z) else z))
+        return [x for d in range(most + 1) for x in found[d]]
 
     cdef void _grow(self) except *:
         cdef Py_ssize_t want = len(self.words), size = self.stamps or 1024

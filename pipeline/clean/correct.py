@@ -658,10 +658,10 @@ class CandidateIndex:
                 out.update(elided if least is None else (c for c in elided if self.zipf.get(c, 0.0) >= least))
         return out
 
-    def near_within(self, printed: str, most: int) -> list[tuple[int, str]] | None:
-        """(plain edits, word) of each of ``candidates(printed)`` but the print itself in
-        small letters whose letters folded are at most ``most`` plain edits from the
-        print's (``within``), nearest first: the words of the buckets weighed where they
+    def near_within(self, printed: str, most: int) -> list[tuple[int, str, float | None]] | None:
+        """(plain edits, word, ``zipf.get(word)``) of each of ``candidates(printed)`` but
+        the print itself in small letters whose letters folded are at most ``most`` plain
+        edits from the print's (``within``), nearest first: the words of the buckets weighed where they
         lie (the compiled ``_within.Buckets``, each bucket read from memory of its own
         once it has been asked for), no set of them made first (an unknown word's
         buckets hold hundreds of words, four in five of them further).
@@ -672,16 +672,17 @@ class CandidateIndex:
         folded, lower = fold_letters(printed), printed.lower()
         buckets = _BUCKETS.get(self)
         if buckets is None:
-            buckets = _BUCKETS[self] = _Buckets(self.exact, self.deletes, self.folded)
+            buckets = _BUCKETS[self] = _Buckets(self.exact, self.deletes, self.zipf, self.folded)
         found = buckets.within(folded, self._looked_in(printed), most, lower)
         if found is None:
             return None
         elided = self._elided(printed)
         if elided:
-            elided.difference_update(w for _, w in found)
+            elided.difference_update(w for _, w, _ in found)
             elided.discard(lower)
             words = sorted(elided)
-            found += [(d, words[k]) for d, k in within(folded, [self.folded[w] for w in words], most)]
+            found += [(d, words[k], self.zipf.get(words[k]))
+                      for d, k in within(folded, [self.folded[w] for w in words], most)]
             found.sort(key=itemgetter(0))
         return found
 
@@ -882,8 +883,10 @@ class Corrector:
         says. Capped, the commonest words do not swallow every unknown misreading."""
         return self.priors((word,), ctx, capped)[0]
 
-    def priors(self, words: Iterable[str], ctx: BookContext, capped: bool = False) -> list[float]:
-        """``prior`` of each word, in one loop (a word's candidates are dozens)."""
+    def priors(self, words: Iterable[str], ctx: BookContext, capped: bool = False,
+               zipfs: Iterable[float | None] | None = None) -> list[float]:
+        """``prior`` of each word, in one loop (a word's candidates are dozens). ``zipfs``:
+        the index's frequency of each (``index.zipf.get``), where the caller has it."""
         s = self.settings
         zipf, lexicon_zipf = self.index.zipf.get, self.lexicon.zipf
         count, terms, bonus_of = ctx.counts.get, ctx.terms, s.book_weight
@@ -891,7 +894,8 @@ class Corrector:
         # the terms a decision asks about, recorded (``_TermsAsked``), read here without a call each
         asked, term_set = (terms.asked, terms.terms) if type(terms) is _TermsAsked else (None, terms)
         words = words if type(words) is list else list(words)
-        zs = [z if z is not None else lexicon_zipf(w) for z, w in zip(map(zipf, words), words)]
+        zs = [z if z is not None else lexicon_zipf(w)
+              for z, w in zip(map(zipf, words) if zipfs is None else zipfs, words)]
         counted = None
         if isinstance(ctx.counts, Consulted):
             # the book's counts of the words read at once, each read recorded as one by one (a plain
@@ -971,22 +975,25 @@ class Corrector:
         extra = s.short_length_change * abs(len(c) - len(printed)) if min(len(c), len(printed)) <= 3 else 0.0
         return self.model.cost(printed, c, long_s, limit - extra + _MARGIN) + extra
 
-    def _close(self, printed: str, lower: str, known: bool, ctx: BookContext) -> list[tuple[int, str]]:
-        """(plain edits, candidate) of the candidates (``_candidates``) the weighted channel
-        may cost: the weighted cost is dear to compute, so first those a plain edit
-        distance finds close (``within``, at most ``_PLAIN_MOST`` edits), nearest first."""
+    def _close(self, printed: str, lower: str, known: bool,
+               ctx: BookContext) -> list[tuple[int, str, float | None]]:
+        """(plain edits, candidate, its frequency in the index) of the candidates
+        (``_candidates``) the weighted channel may cost: the weighted cost is dear to
+        compute, so first those a plain edit distance finds close (``within``, at most
+        ``_PLAIN_MOST`` edits), nearest first."""
         if not known:
             found = self.index.near_within(printed, _PLAIN_MOST)
             if found is not None:
                 return found
         words = list(self._candidates(printed, lower, known, ctx))
         near = within(fold_letters(printed), list(map(self.index.folded.__getitem__, words)), _PLAIN_MOST)
-        return [(d, words[k]) for d, k in near]
+        zipf = self.index.zipf.get
+        return [(d, words[k], zipf(words[k])) for d, k in near]
 
-    def _scored(self, printed: str, near: list[tuple[int, str]], ctx: BookContext,
+    def _scored(self, printed: str, near: list[tuple[int, str, float | None]], ctx: BookContext,
                 known: bool) -> list[tuple[float, float, str]]:
         """(score, cost, candidate), best first: prior − weight × channel cost, of the
-        candidates ``_close`` found, (plain edits, word) each."""
+        candidates ``_close`` found, (plain edits, word, its frequency) each."""
         s = self.settings
         if not near:
             return []
@@ -994,9 +1001,9 @@ class Corrector:
         # left fall below the second best score, no candidate left can matter
         # (each plain edit costs at least the cheapest confusion: a bound on the score)
         cheapest = s.weight * 0.2
-        words = [w for _, w in near]
-        priors = self.priors(words, ctx, capped=not known)
-        bounds = [p - cheapest * d for p, (d, _) in zip(priors, near)]
+        words = [w for _, w, _ in near]
+        priors = self.priors(words, ctx, not known, [z for _, _, z in near])
+        bounds = [p - cheapest * d for p, (d, _, _) in zip(priors, near)]
         # the 20 of highest bound: sorted in C (a hundred or fewer most often, where the
         # heap's Python loop costs twice the sort), by a heap where the sort would cost more
         ranked = sorted(zip(bounds, words, priors), reverse=True)[:20] if len(words) <= _SORTED_MAX \
