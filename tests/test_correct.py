@@ -606,7 +606,7 @@ def test_the_compiled_distances_keep_the_choices_rapidfuzz_keeps_in_its_order():
     (pipeline/clean/_within.pyx); it must keep what rapidfuzz's ``process.extract``
     keeps, (distance, index) each, nearest first, then in the choices' order: for
     letters beyond Latin-1 ('œ', 'ſ') too, and for two thousand random words against
-    random choices (a fixed seed)."""
+    random choices (a fixed seed), given as a list or kept in one run (``kept_choices``)."""
     import random
 
     from rapidfuzz import process
@@ -638,6 +638,12 @@ def test_the_compiled_distances_keep_the_choices_rapidfuzz_keeps_in_its_order():
         choices += [word[:k] + word[k + 1:] for k in range(len(word))]
         most = rng.randint(0, 4)
         assert correct._compiled_within(word, choices, most) == extract(word, choices, most), (word, choices, most)
+        # the same choices kept in one run of memory (``kept_choices``): the same answer
+        assert correct.within(word, correct.kept_choices(choices), most) == extract(word, choices, most)
+    kept = correct.kept_choices(["carle", "cartes", "", "cœur"])
+    assert type(kept) is correct._Choices and len(kept) == 4 and kept.strings == ["carle", "cartes", "", "cœur"]
+    assert kept.within("carte", 1) == [(1, 0), (1, 1)] and kept.within("a" * 65, 1) is None
+    assert correct.within("a" * 65, kept, 64) == [(64, 0), (64, 1)]  # (left to rapidfuzz, which reads the strings)
 
 
 def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):

@@ -105,6 +105,51 @@ def within(str word, list choices, Py_ssize_t most):
     return [(d, k) for d in range(most + 1) for k in found[d]]
 
 
+cdef class Choices:
+    """Choices kept for ``within`` in one run of memory, each its length then its code
+    points (uint32): the words that follow a word in the Littré, two thousand of them,
+    asked of each unknown word after it, are read there rather than string by string.
+    ``strings``: the choices as given."""
+    cdef bytes run
+    cdef readonly list strings
+
+    def __cinit__(self, list strings):
+        cdef Py_ssize_t size = 0, at = 0, k, n
+        cdef str s
+        for s in strings:
+            size += 1 + PyUnicode_GET_LENGTH(s)
+        self.strings = strings
+        self.run = PyBytes_FromStringAndSize(NULL, size * 4)
+        cdef uint32_t* run = <uint32_t*> PyBytes_AS_STRING(self.run)
+        for s in strings:
+            n = PyUnicode_GET_LENGTH(s)
+            run[at] = <uint32_t> n
+            for k in range(n):
+                run[at + 1 + k] = PyUnicode_READ(PyUnicode_KIND(s), PyUnicode_DATA(s), k)
+            at += 1 + n
+
+    def __len__(self):
+        return len(self.strings)
+
+    def within(self, str word, Py_ssize_t most):
+        """``within(word, self.strings, most)``."""
+        cdef Pattern p
+        cdef Py_ssize_t k = 0, n, d, at = 0, size = PyBytes_GET_SIZE(self.run) // 4
+        cdef uint32_t* run = <uint32_t*> PyBytes_AS_STRING(self.run)
+        if not _pattern(word, &p):
+            return None
+        found = [[] for _ in range(most + 1)]
+        while at < size:
+            n = run[at]
+            at += 1 + n
+            if n - p.m <= most and p.m - n <= most:  # (at least as many edits as the lengths differ)
+                d = _distance(&p, PyUnicode_4BYTE_KIND, run + at - n, n)
+                if d <= most:
+                    found[d].append(k)
+            k += 1
+        return [(d, k) for d in range(most + 1) for k in found[d]]
+
+
 # ``fold_letters`` of each code point below 0x180 as one code point (0: one this table
 # does not fold, a word holding it folded by the caller's table instead), set once by
 # correct.py from ``base_letter`` (``set_fold_table``)

@@ -35,7 +35,7 @@ from ..lexicon import Lexicon
 from .. import memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
-from .correct import Corrector, _cased, _lexicon_index, period_as_printed, within
+from .correct import Corrector, _cased, _lexicon_index, kept_choices, period_as_printed, within
 from .sequence import BookSequence, normal
 from .settings import ContextSettings, SegmentationSettings
 
@@ -82,7 +82,7 @@ class ContextReader:
                                         (long_s, views is not None))
         self._joined: dict = shared.setdefault("joined", {})
         self._blotted: dict = shared.setdefault("blotted", {})
-        self._folded_followers: dict[str, list[str]] = shared.setdefault("folded followers", {})
+        self._folded_followers: dict = shared.setdefault("folded followers", {})  # prev → ``kept_choices``
         self._pieces: dict = shared.setdefault("pieces", {})
         self._skeletons: dict[str, str] = shared.setdefault("skeletons", {})
         self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
@@ -220,7 +220,7 @@ class ContextReader:
             # letters folded on both sides: 'prefermce' is two letters from 'préférence', not four
             folded_followers = self._folded_followers.get(prev)
             if folded_followers is None:
-                folded_followers = self._folded_followers[prev] = [index.folded[f] for f in followers]
+                folded_followers = self._folded_followers[prev] = kept_choices([index.folded[f] for f in followers])
             near = within(folded, folded_followers, limit)
             extra = {followers[k] for _, k in near if index.zipf.get(followers[k], 0.0) >= st.min_zipf}
         # the index's words (sorted) and the followers it lacks, sorted as one: two runs

@@ -457,9 +457,9 @@ _SEARCH = _compiled_search if _search is not None else _dp
 
 
 try:
-    from ._within import within as _compiled_within  # setup.py: built at install where a compiler is
+    from ._within import Choices as _Choices, within as _compiled_within  # setup.py: built at install where a compiler is
 except ImportError:
-    _compiled_within = None
+    _Choices = _compiled_within = None
 try:
     from ._within import Buckets as _Buckets, set_fold_table
 except ImportError:
@@ -477,11 +477,18 @@ def within(word: str, choices: list[str], most: int) -> list[tuple[int, int]]:
     (an unknown word's candidates are hundreds, most of them far: no Python object is
     made for one not kept; tests/test_correct.py holds the two the same)."""
     if _compiled_within is not None:
-        hit = _compiled_within(word, choices, most)
+        hit = choices.within(word, most) if type(choices) is _Choices else _compiled_within(word, choices, most)
         if hit is not None:
             return hit
-    return [(d, k) for _, d, k in process.extract(word, choices, scorer=Levenshtein.distance, score_cutoff=most,
+    strings = choices.strings if type(choices) is _Choices else choices
+    return [(d, k) for _, d, k in process.extract(word, strings, scorer=Levenshtein.distance, score_cutoff=most,
                                                   limit=None)]
+
+
+def kept_choices(strings: list[str]):
+    """Choices asked of ``within`` again and again, kept as it reads them fastest: in one
+    run of memory (the compiled ``_within.Choices``) where it was built."""
+    return strings if _Choices is None else _Choices(strings)
 
 
 class _Folded(dict):
