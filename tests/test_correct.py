@@ -657,6 +657,7 @@ def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
     and while a chapter's reads are recorded, with the same keys read."""
     from pipeline.clean import correct
     from pipeline.clean.correct import _lexicon_index
+    from pipeline.resources import Consulted
     from pipeline.text import fold_letters
 
     assert correct._Buckets is not None, "the compiled buckets were not built: run make install"
@@ -689,9 +690,29 @@ def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
             got = index.near_within(p, 3)
             assert sorted(got) == sorted(expected), p
             assert [d for d, _, _ in got] == sorted(d for d, _, _ in got), p
-    # while a chapter's reads are recorded, the keys looked in are read as ``candidates`` reads them
-    from pipeline.resources import Consulted
+    # a known word's: the words of its skeletons as common as a floor, within a few edits
+    known_words = ["carte", "Loule", "les", "tour", "celle", "jeu", "Partie", "fichets", "a"]
+    book = extended.buckets_of([("fichets", 1.5)])  # (what the book adds, as a chapter's view reads it)
+    for index in (base, extended):
+        for p in known_words:
+            for floor, most in ((0.0, 3), (1.5, 2), (3.0, 3), (4.5, 2), (9.0, 3)):
+                same = list(index.same_skeleton(p, floor) - {p.lower()})
+                expected = [(d, same[k], index.zipf.get(same[k]))
+                            for d, k in correct.within(fold_letters(p), [index.folded[w] for w in same], most)]
+                got = index.same_within(p, floor, most, p.lower())
+                assert sorted(got) == sorted(expected) and [x[0] for x in got] == sorted(x[0] for x in got), (p, floor)
+                index.consulted = Consulted(book, "book")
+                index.same_skeleton(p, floor)
+                read = dict(index.consulted.read)
+                index.consulted = Consulted(book, "book")
+                assert sorted(index.same_within(p, floor, most, p.lower())) == sorted(got)
+                assert index.consulted.read == read and len(read) > 0, (p, floor)
+                index.consulted = None
+    assert extended.same_within("fichets", 1.0, 2) == [(0, "fichets", 1.5), (2, "tickets", base.zipf["tickets"])]
+    assert base.same_within("fichets", 1.0, 2) == [(2, "tickets", base.zipf["tickets"])]
+    assert sorted(w for _, w, _ in base.same_within("carles", 3.0, 1)) == ["carlos", "carrés", "cartes"]
 
+    # while a chapter's reads are recorded, the keys looked in are read as ``candidates`` reads them
     for index in (base, extended):
         for p in printed:
             index.consulted = Consulted(index.buckets_of([("fichets", 1.5)]), "book")

@@ -11,7 +11,7 @@ from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyU
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport realloc, free
 from libc.string cimport memset, memcpy
-from libc.math cimport NAN, isnan
+from libc.math cimport INFINITY, NAN, isnan
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING, PyBytes_GET_SIZE
 
 
@@ -244,13 +244,15 @@ cdef class Buckets:
         runs[key] = blob
         return blob
 
-    def within(self, str word, keys, Py_ssize_t most, str exclude):
+    def within(self, str word, keys, Py_ssize_t most, str exclude=None, bint deletes=True,
+               double least=-INFINITY):
         """(distance, w, its frequency) of each word w of the buckets of ``keys`` in both
-        tables, each once, whose letters folded are at most ``most`` plain edits from
-        ``word``, ``exclude`` left out; nearest first, then as found: what ``within``
-        keeps of the union of those buckets (tests/test_correct.py), with ``zipf.get(w)``
-        read from the run, not looked up in a table of a hundred thousand words.
-        None for a word of more than 64 letters, or before ``set_fold_table``."""
+        tables (the first only, without ``deletes``), each once, at least ``least``
+        common, whose letters folded are at most ``most`` plain edits from ``word``,
+        ``exclude`` left out; nearest first, then as found: what ``within`` keeps of the
+        union of those buckets (tests/test_correct.py), with ``zipf.get(w)`` read from
+        the run, not looked up in a table of a hundred thousand words. None for a word
+        of more than 64 letters, or before ``set_fold_table``."""
         cdef Pattern p
         cdef Py_ssize_t m, n, d, at, size
         cdef uint32_t* run
@@ -268,7 +270,8 @@ cdef class Buckets:
             self.serial = 1
         found = [[] for _ in range(most + 1)]
         for key in keys:
-            for table, runs in ((self.exact, self.runs_exact), (self.deletes, self.runs_deletes)):
+            for table, runs in ((self.exact, self.runs_exact), (self.deletes, self.runs_deletes)) if deletes \
+                    else ((self.exact, self.runs_exact),):
                 blob = runs.get(key)
                 if blob is None:
                     bucket = table.get(key)
@@ -284,14 +287,14 @@ cdef class Buckets:
                     at += _HEAD + n
                     if n - m > most or m - n > most:
                         continue  # (at least as many edits as the lengths differ: fold_letters keeps a word's length)
-                    if self.stamp[number] == self.serial:
+                    memcpy(&z, run + at - n - 2, sizeof(double))
+                    if z < least or self.stamp[number] == self.serial:
                         continue
                     self.stamp[number] = self.serial
                     d = _distance(&p, PyUnicode_4BYTE_KIND, run + at - n, n)
                     if d <= most:
                         w = self.words[number]
-                        if w != exclude:
-                            memcpy(&z, run + at - n - 2, sizeof(double))
+                        if exclude is None or w != exclude:
                             found[d].append((d, w, None if isnan(z) else z))
         return [x for d in range(most + 1) for x in found[d]]
 

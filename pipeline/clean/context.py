@@ -116,8 +116,12 @@ class ContextReader:
             folded = fold_letters(lower)
             z = self.lexicon.zipf(printed)
             floor = max(st.min_zipf, z - st.reach)
-            same = list(index.same_skeleton(printed, floor))
-            cands = {same[k] for _, k in within(folded, [index.folded[c] for c in same], 2)}
+            found = index.same_within(printed, floor, 2)
+            if found is None:
+                same = list(index.same_skeleton(printed, floor))
+                cands = {same[k] for _, k in within(folded, [index.folded[c] for c in same], 2)}
+            else:
+                cands = {w for _, w, _ in found}
             by_fold = self._by_fold()
             zipf = index.zipf
             # the few hundred strings one letter away matched against the folded words

@@ -644,6 +644,30 @@ class CandidateIndex:
                 out.update(w for w in self.exact.get(sk, ()) if self.zipf[w] >= floor)
         return out
 
+    def same_within(self, printed: str, floor: float, most: int,
+                    exclude: str | None = None) -> list[tuple[int, str, float | None]] | None:
+        """(plain edits, word, ``zipf.get(word)``) of each of ``same_skeleton(printed,
+        floor)`` but ``exclude`` whose letters folded are at most ``most`` plain edits
+        from the print's (``within``), nearest first, read from the buckets' runs
+        (``near_within``) with the same reads recorded; None where they were not built."""
+        if _Buckets is None:
+            return None
+        seen, keys = self.consulted, []
+        for sk in self.model.skeletons(printed):
+            if seen is not None:  # (as same_skeleton records it)
+                seen.get(f"{_EXACT}{sk}{_ABOVE}{math.floor(floor * 100) / 100:.2f}")
+            if self.bucket_max.get(sk, 0.0) >= floor:
+                keys.append(sk)
+        return self._buckets().within(fold_letters(printed), keys, most, exclude, False, floor)
+
+    def _buckets(self):
+        """The tables' buckets as ``_within.Buckets`` reads them, made when first asked for:
+        an index is not added to once made (``with_words`` makes another)."""
+        buckets = _BUCKETS.get(self)
+        if buckets is None:
+            buckets = _BUCKETS[self] = _Buckets(self.exact, self.deletes, self.zipf, self.folded)
+        return buckets
+
     def candidates(self, printed: str, least: float | None = None) -> set[str]:
         """The words within one edit of the print's skeletons, and of the skeletons of
         its readings with two glyphs merged into one ('rnise' read 'mise'), so
@@ -677,10 +701,7 @@ class CandidateIndex:
         if _Buckets is None:
             return None
         folded, lower = fold_letters(printed), printed.lower()
-        buckets = _BUCKETS.get(self)
-        if buckets is None:
-            buckets = _BUCKETS[self] = _Buckets(self.exact, self.deletes, self.zipf, self.folded)
-        found = buckets.within(folded, self._looked_in(printed), most, lower)
+        found = self._buckets().within(folded, self._looked_in(printed), most, lower)
         if found is None:
             return None
         elided = self._elided(printed)
@@ -988,10 +1009,13 @@ class Corrector:
         (``_candidates``) the weighted channel may cost: the weighted cost is dear to
         compute, so first those a plain edit distance finds close (``within``, at most
         ``_PLAIN_MOST`` edits), nearest first."""
-        if not known:
+        if known:
+            floor = self.prior(printed, ctx) + self.settings.realword_suggestion - self._max_bonus(ctx)
+            found = self.index.same_within(printed, floor, _PLAIN_MOST, lower)
+        else:
             found = self.index.near_within(printed, _PLAIN_MOST)
-            if found is not None:
-                return found
+        if found is not None:
+            return found
         words = list(self._candidates(printed, lower, known, ctx))
         near = within(fold_letters(printed), list(map(self.index.folded.__getitem__, words)), _PLAIN_MOST)
         zipf = self.index.zipf.get
