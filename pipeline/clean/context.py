@@ -235,9 +235,12 @@ class ContextReader:
             extra.discard(lower)
             cands += sorted(extra)
             cands.sort()
+        # (those spelt as printed but for accents are ``_by_fold``'s under its letters:
+        # every candidate is a word of the index at least min_zipf common)
+        same = self._by_fold().get(folded, ())
         hit = self._unknown[key] = [c for c in _commonest_spellings(cands, index, self.sequence.model.alias,
                                                                     self._alone())
-                                    if index.folded[c] != folded]
+                                    if c not in same]
         return hit
 
     def decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
