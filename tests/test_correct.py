@@ -676,6 +676,10 @@ def test_the_compiled_buckets_keep_what_within_keeps_of_the_candidates(res):
     assert buckets.within("jeu", ["jeu", "jeu"], 0, "jeu") == [(0, "jeû", 0.5)]
     assert buckets.within("a" * 65, ["crt"], 3, "") is None
     assert buckets.within("", ["crt"], 3, "") is None
+    # the words at least that common, once each, as found (a word with no frequency as 0.0)
+    assert buckets.common(["crt", "none"], 2.0) == ["carte", "cartes", "carté"]
+    assert buckets.common(["jeu", "crt"], 0.0) == ["jeu", "jeû", "carte", "Carte", "cœur", "cartes", "carté"]
+    assert buckets.common(["crt"], 4.5) == ["carte"]
 
     cor = corrector(res)
     base = _lexicon_index(cor.lexicon, cor.model)

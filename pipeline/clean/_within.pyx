@@ -259,16 +259,63 @@ cdef class Buckets:
         cdef uint32_t number
         cdef double z
         cdef bytes blob
-        cdef dict table, runs
         cdef str w
         if not _fold_set or not _pattern(word, &p):
             return None
         m = p.m
-        self.serial += 1
-        if self.serial == 0:  # (after 2**32 words: every stamp cleared once)
-            memset(self.stamp, 0, self.stamps * sizeof(uint32_t))
-            self.serial = 1
+        self._next_serial()
         found = [[] for _ in range(most + 1)]
+        for blob in self._runs_of(keys, deletes):
+            run = <uint32_t*> PyBytes_AS_STRING(blob)
+            size = PyBytes_GET_SIZE(blob) // 4
+            at = 0
+            while at < size:
+                number, n = run[at], run[at + 1]
+                at += _HEAD + n
+                if n - m > most or m - n > most:
+                    continue  # (at least as many edits as the lengths differ: fold_letters keeps a word's length)
+                memcpy(&z, run + at - n - 2, sizeof(double))
+                if z < least or self.stamp[number] == self.serial:
+                    continue
+                self.stamp[number] = self.serial
+                d = _distance(&p, PyUnicode_4BYTE_KIND, run + at - n, n)
+                if d <= most:
+                    w = self.words[number]
+                    if exclude is None or w != exclude:
+                        found[d].append((d, w, None if isnan(z) else z))
+        return [x for d in range(most + 1) for x in found[d]]
+
+    def common(self, keys, double least):
+        """Each word of the buckets of ``keys`` in both tables at least ``least`` common
+        (``zipf``), once each, as found: the union of those buckets, those words only
+        (correct.CandidateIndex._near, tests/test_correct.py)."""
+        cdef Py_ssize_t n, at, size
+        cdef uint32_t* run
+        cdef uint32_t number
+        cdef double z
+        cdef bytes blob
+        cdef list found = []
+        self._next_serial()
+        for blob in self._runs_of(keys, True):
+            run = <uint32_t*> PyBytes_AS_STRING(blob)
+            size = PyBytes_GET_SIZE(blob) // 4
+            at = 0
+            while at < size:
+                number, n = run[at], run[at + 1]
+                memcpy(&z, run + at + 2, sizeof(double))
+                at += _HEAD + n
+                if isnan(z):
+                    z = 0.0  # (as ``zipf.get(w, 0.0)``)
+                if z >= least and self.stamp[number] != self.serial:
+                    self.stamp[number] = self.serial
+                    found.append(self.words[number])
+        return found
+
+    cdef list _runs_of(self, keys, bint deletes):
+        """The runs of the buckets of ``keys``, in the first table then (with ``deletes``)
+        the second, each made from its bucket the first time it is asked for."""
+        cdef list out = []
+        cdef dict table, runs
         for key in keys:
             for table, runs in ((self.exact, self.runs_exact), (self.deletes, self.runs_deletes)) if deletes \
                     else ((self.exact, self.runs_exact),):
@@ -279,24 +326,14 @@ cdef class Buckets:
                         continue
                     blob = self._run(runs, key, bucket)
                     self._grow()
-                run = <uint32_t*> PyBytes_AS_STRING(blob)
-                size = PyBytes_GET_SIZE(blob) // 4
-                at = 0
-                while at < size:
-                    number, n = run[at], run[at + 1]
-                    at += _HEAD + n
-                    if n - m > most or m - n > most:
-                        continue  # (at least as many edits as the lengths differ: fold_letters keeps a word's length)
-                    memcpy(&z, run + at - n - 2, sizeof(double))
-                    if z < least or self.stamp[number] == self.serial:
-                        continue
-                    self.stamp[number] = self.serial
-                    d = _distance(&p, PyUnicode_4BYTE_KIND, run + at - n, n)
-                    if d <= most:
-                        w = self.words[number]
-                        if exclude is None or w != exclude:
-                            found[d].append((d, w, None if isnan(z) else z))
-        return [x for d in range(most + 1) for x in found[d]]
+                out.append(blob)
+        return out
+
+    cdef void _next_serial(self) noexcept:
+        self.serial += 1
+        if self.serial == 0:  # (after 2**32 words: every stamp cleared once)
+            memset(self.stamp, 0, self.stamps * sizeof(uint32_t))
+            self.serial = 1
 
     cdef void _grow(self) except *:
         cdef Py_ssize_t want = len(self.words), size = self.stamps or 1024

@@ -727,8 +727,11 @@ class CandidateIndex:
         # (in one call: a word has a hundred keys, most of them empty)
         if least is None:
             return set().union(*filter(None, map(exact.get, keys)), *filter(None, map(deletes.get, keys)))
-        # those at least ``least`` common: a bucket's commonest word says whether any of
-        # its words is, and a deleted skeleton's words are all ``delete_min_zipf`` common
+        # those at least ``least`` common: read from the buckets' runs where they were
+        # built; or a bucket's commonest word says whether any of its words is, and a
+        # deleted skeleton's words are all ``delete_min_zipf`` common
+        if _Buckets is not None:
+            return set(self._buckets().common(keys, least))
         zipf, bucket_max = self.zipf, self.bucket_max
         out = {w for key in keys if bucket_max.get(key, 0.0) >= least for w in exact.get(key, ())
                if zipf.get(w, 0.0) >= least}
