@@ -26,6 +26,7 @@ import math
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Mapping
 from weakref import WeakKeyDictionary
 
@@ -487,6 +488,12 @@ class ContextReader:
         elif self.lexicon.zipf(lower) >= st.min_zipf:
             cands[lower] = 0.0
         if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
+            found = index.same_within(joined, st.min_zipf, 2) if known_a and known_b else None
+            if found is not None:
+                # (nearest first, then in the words' order, as ``within`` of the sorted words gives them)
+                for _, w, _ in sorted(found, key=_EDITS_THEN_WORD):
+                    cands.setdefault(w, None)
+                return cands
             near = index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined)
             folded = fold_letters(lower)
             words = sorted(near)
@@ -636,6 +643,7 @@ class ContextReader:
         return alone
 
 
+_EDITS_THEN_WORD = itemgetter(0, 1)
 _UNSEEN = object()
 _PERIOD = object()  # (``ContextReader._word``: a spelling of the period, left as printed)
 
