@@ -457,7 +457,8 @@ _SEARCH = _compiled_search if _search is not None else _dp
 
 
 try:
-    from ._within import Choices as _Choices, within as _compiled_within  # setup.py: built at install where a compiler is
+    # setup.py: built at install where a compiler is
+    from ._within import Choices as _Choices, within as _compiled_within
 except ImportError:
     _Choices = _compiled_within = None
 try:
@@ -523,7 +524,7 @@ except ImportError:
     _edits = None
 
 _KEYS: WeakKeyDictionary = WeakKeyDictionary()  # CandidateIndex → its tables' keys hashed (``_keys``)
-_BUCKETS: WeakKeyDictionary = WeakKeyDictionary()  # CandidateIndex → its buckets as ``within`` reads them (``near_within``)
+_BUCKETS: WeakKeyDictionary = WeakKeyDictionary()  # CandidateIndex → its buckets' runs (``_buckets``)
 
 
 class CandidateIndex:
@@ -992,12 +993,16 @@ class Corrector:
         the same skeleton (a real-word error is a confusion within the glyph classes:
         'carles', 'Loule'); for an unknown one, those one edit away too."""
         if known:
-            floor = self.prior(printed, ctx) + self.settings.realword_suggestion - self._max_bonus(ctx)
-            cands = self.index.same_skeleton(printed, floor)
+            cands = self.index.same_skeleton(printed, self._rival_floor(printed, ctx))
         else:
             cands = self.index.candidates(printed)
         cands.discard(lower)
         return cands
+
+    def _rival_floor(self, printed: str, ctx: BookContext) -> float:
+        """How common a word must be to be a known word's rival: so much likelier that
+        even the book's largest bonus to the print leaves it worth suggesting."""
+        return self.prior(printed, ctx) + self.settings.realword_suggestion - self._max_bonus(ctx)
 
     def reading_cost(self, printed: str, c: str, long_s: bool, limit: float = _INF) -> float:
         """The channel's cost of reading the print as c, a change of length of a short
@@ -1013,8 +1018,7 @@ class Corrector:
         compute, so first those a plain edit distance finds close (``within``, at most
         ``_PLAIN_MOST`` edits), nearest first."""
         if known:
-            floor = self.prior(printed, ctx) + self.settings.realword_suggestion - self._max_bonus(ctx)
-            found = self.index.same_within(printed, floor, _PLAIN_MOST, lower)
+            found = self.index.same_within(printed, self._rival_floor(printed, ctx), _PLAIN_MOST, lower)
         else:
             found = self.index.near_within(printed, _PLAIN_MOST)
         if found is not None:
