@@ -196,7 +196,9 @@ cdef class Buckets:
     the next words asked about read again without a string of theirs touched (a bucket
     of a short skeleton serves thousands of unknown words: on an unknown word's hundreds
     of candidates, most of them far, that was most of the time). The tables must not
-    change after (an index is not added to once made: ``with_words`` makes another)."""
+    change after (an index is not added to once made: ``with_words`` makes another).
+    Not for two threads at once (its stamps are one question's), as none of the
+    engine's memos is: one thread a process (README, a Dask cluster's workers)."""
     cdef dict exact, deletes, zipf, runs_exact, runs_deletes, number
     cdef object folded_of
     cdef list words
