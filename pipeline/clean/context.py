@@ -117,12 +117,7 @@ class ContextReader:
             folded = fold_letters(lower)
             z = self.lexicon.zipf(printed)
             floor = max(st.min_zipf, z - st.reach)
-            found = index.same_within(printed, floor, 2)
-            if found is None:
-                same = list(index.same_skeleton(printed, floor))
-                cands = {same[k] for _, k in within(folded, [index.folded[c] for c in same], 2)}
-            else:
-                cands = {w for _, w, _ in found}
+            cands = {w for _, w, _ in index.same_within(printed, floor, 2)}
             by_fold = self._by_fold()
             zipf = index.zipf
             # the few hundred strings one letter away matched against the folded words
@@ -488,17 +483,11 @@ class ContextReader:
         elif self.lexicon.zipf(lower) >= st.min_zipf:
             cands[lower] = 0.0
         if not self.lexicon.is_period_form(lower) and (not (known_a and known_b) or not cands):
-            found = index.same_within(joined, st.min_zipf, 2) if known_a and known_b else None
-            if found is not None:
-                # (nearest first, then in the words' order, as ``within`` of the sorted words gives them)
-                for _, w, _ in sorted(found, key=_EDITS_THEN_WORD):
-                    cands.setdefault(w, None)
-                return cands
-            near = index.same_skeleton(joined, st.min_zipf) if known_a and known_b else self._index_words(joined)
-            folded = fold_letters(lower)
-            words = sorted(near)
-            for _, k in within(folded, [index.folded[c] for c in words], 2):
-                cands.setdefault(words[k], None)
+            # (nearest first, then in the words' order)
+            found = index.same_within(joined, st.min_zipf, 2) if known_a and known_b \
+                else index.plain_within(joined, self._index_words(joined), 2)
+            for _, w, _ in sorted(found, key=_EDITS_THEN_WORD):
+                cands.setdefault(w, None)
         return cands
 
     def _blotted_words(self, a: str, b: str) -> dict[str, int]:

@@ -646,20 +646,32 @@ class CandidateIndex:
         return out
 
     def same_within(self, printed: str, floor: float, most: int,
-                    exclude: str | None = None) -> list[tuple[int, str, float | None]] | None:
+                    exclude: str | None = None) -> list[tuple[int, str, float | None]]:
         """(plain edits, word, ``zipf.get(word)``) of each of ``same_skeleton(printed,
         floor)`` but ``exclude`` whose letters folded are at most ``most`` plain edits
         from the print's (``within``), nearest first, read from the buckets' runs
-        (``near_within``) with the same reads recorded; None where they were not built."""
-        if _Buckets is None:
-            return None
-        seen, keys = self.consulted, []
-        for sk in self.model.skeletons(printed):
-            if seen is not None:  # (as same_skeleton records it)
-                seen.get(f"{_EXACT}{sk}{_ABOVE}{math.floor(floor * 100) / 100:.2f}")
-            if self.bucket_max.get(sk, 0.0) >= floor:
-                keys.append(sk)
-        return self._buckets().within(fold_letters(printed), keys, most, exclude, False, floor)
+        (``near_within``) with the same reads recorded; where they were not built, or
+        for a word of more than 64 letters, from ``same_skeleton`` itself."""
+        found = None
+        if _Buckets is not None:
+            seen, keys = self.consulted, []
+            for sk in self.model.skeletons(printed):
+                if seen is not None:  # (as same_skeleton records it)
+                    seen.get(f"{_EXACT}{sk}{_ABOVE}{math.floor(floor * 100) / 100:.2f}")
+                if self.bucket_max.get(sk, 0.0) >= floor:
+                    keys.append(sk)
+            found = self._buckets().within(fold_letters(printed), keys, most, exclude, False, floor)
+        if found is None:
+            found = self.plain_within(printed, self.same_skeleton(printed, floor) - {exclude}, most)
+        return found
+
+    def plain_within(self, printed: str, words: Iterable[str], most: int) -> list[tuple[int, str, float | None]]:
+        """(plain edits, word, ``zipf.get(word)``) of each of the words whose letters
+        folded are at most ``most`` plain edits from the print's (``within``), nearest
+        first: what the buckets' runs give, asked of words in hand."""
+        words = list(words)
+        return [(d, words[k], self.zipf.get(words[k]))
+                for d, k in within(fold_letters(printed), [self.folded[w] for w in words], most)]
 
     def _buckets(self):
         """The tables' buckets as ``_within.Buckets`` reads them, made when first asked for:
@@ -709,9 +721,7 @@ class CandidateIndex:
         if elided:
             elided.difference_update(w for _, w, _ in found)
             elided.discard(lower)
-            words = sorted(elided)
-            found += [(d, words[k], self.zipf.get(words[k]))
-                      for d, k in within(folded, [self.folded[w] for w in words], most)]
+            found += self.plain_within(printed, sorted(elided), most)
             found.sort(key=itemgetter(0))
         return found
 
@@ -988,17 +998,6 @@ class Corrector:
             return self._real_word(printed, lower, scored, ctx, sentence_start, cue, ocr_factor)
         return self._non_word(printed, lower, scored, ctx, sentence_start, ocr_factor)
 
-    def _candidates(self, printed: str, lower: str, known: bool, ctx: BookContext) -> set[str]:
-        """The words the print could be: for a known word, only far likelier words of
-        the same skeleton (a real-word error is a confusion within the glyph classes:
-        'carles', 'Loule'); for an unknown one, those one edit away too."""
-        if known:
-            cands = self.index.same_skeleton(printed, self._rival_floor(printed, ctx))
-        else:
-            cands = self.index.candidates(printed)
-        cands.discard(lower)
-        return cands
-
     def _rival_floor(self, printed: str, ctx: BookContext) -> float:
         """How common a word must be to be a known word's rival: so much likelier that
         even the book's largest bonus to the print leaves it worth suggesting."""
@@ -1013,20 +1012,18 @@ class Corrector:
 
     def _close(self, printed: str, lower: str, known: bool,
                ctx: BookContext) -> list[tuple[int, str, float | None]]:
-        """(plain edits, candidate, its frequency in the index) of the candidates
-        (``_candidates``) the weighted channel may cost: the weighted cost is dear to
-        compute, so first those a plain edit distance finds close (``within``, at most
-        ``_PLAIN_MOST`` edits), nearest first."""
+        """(plain edits, candidate, its frequency in the index) of the words the print
+        could be that the weighted channel may cost: for a known word, only far likelier
+        words of the same skeleton (a real-word error is a confusion within the glyph
+        classes: 'carles', 'Loule'); for an unknown one, those one edit away too. The
+        weighted cost is dear to compute, so first those a plain edit distance finds
+        close (``within``, at most ``_PLAIN_MOST`` edits), nearest first."""
         if known:
-            found = self.index.same_within(printed, self._rival_floor(printed, ctx), _PLAIN_MOST, lower)
-        else:
-            found = self.index.near_within(printed, _PLAIN_MOST)
-        if found is not None:
-            return found
-        words = list(self._candidates(printed, lower, known, ctx))
-        near = within(fold_letters(printed), list(map(self.index.folded.__getitem__, words)), _PLAIN_MOST)
-        zipf = self.index.zipf.get
-        return [(d, words[k], zipf(words[k])) for d, k in near]
+            return self.index.same_within(printed, self._rival_floor(printed, ctx), _PLAIN_MOST, lower)
+        found = self.index.near_within(printed, _PLAIN_MOST)
+        if found is None:
+            found = self.index.plain_within(printed, self.index.candidates(printed) - {lower}, _PLAIN_MOST)
+        return found
 
     def _scored(self, printed: str, near: list[tuple[int, str, float | None]], ctx: BookContext,
                 known: bool) -> list[tuple[float, float, str]]:
