@@ -272,10 +272,10 @@ def test_the_compiled_tokens_are_the_expression_s():
     assert sequence._compiled_spans is not None, "the compiled tokens were not built: run make install"
 
     def expected(text):
-        return [(sequence._normal_of(m.group()), *m.span()) for m in sequence._TOKEN.finditer(text)]
+        return [(sequence.normal_of(m.group()), *m.span()) for m in sequence._TOKEN.finditer(text)]
 
     def compiled(text, spans=True):
-        return sequence._compiled_spans(text, sequence._NORMALS, sequence._normal_of, spans)
+        return sequence._compiled_spans(text, sequence._NORMALS, sequence.normal_of, spans)
 
     assert compiled("Qu'il joue 12 & 3,5 l’as! aujourd'hui") == [
         ("qu'", 0, 3), ("il", 3, 5), ("joue", 6, 10), ("<n>", 11, 13), ("et", 14, 15), ("<n>", 16, 17),

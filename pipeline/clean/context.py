@@ -25,7 +25,6 @@ import itertools
 import math
 
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import itemgetter
 from typing import Mapping
 from weakref import WeakKeyDictionary
@@ -37,7 +36,7 @@ from .. import memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
 from .correct import Corrector, _cased, _lexicon_index, kept_choices, period_as_printed, within
-from .sequence import BookSequence, normal
+from .sequence import BookSequence, normal_of
 from .settings import ContextSettings, SegmentationSettings
 
 
@@ -156,7 +155,7 @@ class ContextReader:
         counted as the Littré's 'règle', no word of its own to a sentence."""
         if self.lexicon.zipf(w) < self.settings.min_zipf:
             return False
-        return not self.sequence.model.ids or _normal(w) in self.sequence.model.ids
+        return not self.sequence.model.ids or normal_of(w) in self.sequence.model.ids
 
     def _word(self, printed: str) -> tuple | object:
         """What a word's decisions share wherever it stands, but what the book's counts
@@ -270,7 +269,7 @@ class ContextReader:
                 costs[acute] = acute_cost
             if not costs:
                 return None
-            base = seq.around(prev, _normal(lower), nxt, printed=True)
+            base = seq.around(prev, normal_of(lower), nxt, printed=True)
             margin, lead, max_cost, rival_cost = st.realword_margin, st.realword_lead, st.realword_max_cost, st.rival_max_cost
             if zipf < st.rare_zipf and self.book.get(lower, 0) < st.rare_book_count:
                 # a "word" a few times in a hundred million ('xq', a typo the web repeats),
@@ -291,7 +290,7 @@ class ContextReader:
         # below what could be suggested, no candidate left can matter
         words = list(costs or cands)
         # (the loop reads no more than the max_candidates best)
-        ranked = seq.best_fits(prev, [_normal(c) for c in words], words, nxt, st.max_candidates)
+        ranked = seq.best_fits(prev, [normal_of(c) for c in words], words, nxt, st.max_candidates)
         scored: list[tuple[float, str, float]] = []
         for k, (fit, c) in enumerate(ranked):
             if len(scored) >= 2 and fit <= scored[1][0]:
@@ -331,7 +330,7 @@ class ContextReader:
         frequency says the engine has weighed already: only what the neighbours add to it
         counts (each fit less the word's log-probability alone)."""
         seq = self.sequence
-        p, r = _normal(printed), _normal(reading)
+        p, r = normal_of(printed), normal_of(reading)
         worse = (seq.around(prev, p, nxt, printed=True) - math.log10(seq.unigram(p))
                  - seq.around(prev, r, nxt) + math.log10(seq.unigram(r)))
         return worse >= self.settings.realword_veto
@@ -352,9 +351,9 @@ class ContextReader:
         costs = {c: cost for c, cost in self.known_candidates(printed) if c != own and cost <= st.rival_max_cost}
         if not costs:
             return None
-        chosen = self.sequence.around(prev, _normal(own), nxt) - st.weight * self._cost(printed, own)
+        chosen = self.sequence.around(prev, normal_of(own), nxt) - st.weight * self._cost(printed, own)
         words = list(costs)
-        ranked = self.sequence.best_fits(prev, [_normal(c) for c in words], words, nxt, st.max_candidates)
+        ranked = self.sequence.best_fits(prev, [normal_of(c) for c in words], words, nxt, st.max_candidates)
         best = max(((fit - st.weight * costs[c], c) for fit, c in ranked if fit - chosen >= st.reread_lead),
                    default=None)  # a candidate scores at most its fit
         if best is None or best[0] - chosen < st.reread_lead:
@@ -379,9 +378,9 @@ class ContextReader:
         st = self.settings
         # kept as printed: a name, or the word it spells, whose capital must then be explained too
         keep = max(self.sequence.around_unknown(prev, nxt, st.unknown_logp),
-                   self.sequence.around(prev, _normal(printed.lower()), nxt, printed=True)
+                   self.sequence.around(prev, normal_of(printed.lower()), nxt, printed=True)
                    - st.weight * self.corrector.model.accent_or_case)
-        score = self._chain(["l'", _normal(rest)], prev, nxt, False) - st.weight * cost
+        score = self._chain(["l'", normal_of(rest)], prev, nxt, False) - st.weight * cost
         d = self._choose([(score, reading, cost)], keep, sg.margin, "clean.context_word", printed, False)
         return d if d is None else ContextDecision(reading, d.cost, d.confidence, d.applied, d.fix)
 
@@ -445,20 +444,20 @@ class ContextReader:
         if not cands:
             return None
         joined = a + b
-        na, nb = _normal(a), _normal(b)
+        na, nb = normal_of(a), normal_of(b)
         keep = self._chain([na, nb], prev, nxt, printed=True)
-        fits = {c: self._chain([_normal(c)], prev, nxt, False) - st.weight * gaps[c] for c in cands}
+        fits = {c: self._chain([normal_of(c)], prev, nxt, False) - st.weight * gaps[c] for c in cands}
         if max(fits.values()) < keep + st.suggestion_margin:
             return None  # even at no cost, no joined word fits as well as the print
         # the print kept, or read with one word misread: a join must beat them all
         # ('il v a plusieurs' is 'il y a', not 'il va')
         for x, cost in self._readings(a):
-            keep = max(keep, self._chain([_normal(x), nb], prev, nxt, False) - st.weight * cost)
+            keep = max(keep, self._chain([normal_of(x), nb], prev, nxt, False) - st.weight * cost)
         for x, cost in self._readings(b):
-            keep = max(keep, self._chain([na, _normal(x)], prev, nxt, False) - st.weight * cost)
+            keep = max(keep, self._chain([na, normal_of(x)], prev, nxt, False) - st.weight * cost)
         if between in _APOSTROPHE_SPECKS and a.lower() in _ELIDED and b[0] in _VOWELS:
             # or the speck is an elided word's apostrophe ("l^as de pique"), as the elision step reads it
-            keep = max(keep, self._chain([_normal(a + "'"), nb], prev, nxt, False) - st.weight * sg.apostrophe)
+            keep = max(keep, self._chain([normal_of(a + "'"), nb], prev, nxt, False) - st.weight * sg.apostrophe)
         options = []
         for c, cost in cands.items():
             if fits[c] < keep + st.suggestion_margin:
@@ -568,7 +567,7 @@ class ContextReader:
             return None
         options = [(self._chain([na, nb], prev, nxt, False) - st.weight * cost, reading, cost)
                    for na, nb, reading, cost in readings]
-        keep = self._chain([_normal(lower)], prev, nxt, printed=True)
+        keep = self._chain([normal_of(lower)], prev, nxt, printed=True)
         return self._choose(options, keep, sg.margin, "clean.segmentation", w, sentence_start)
 
     def _two_words(self, lower: str) -> list[tuple[str, str, str, float]]:
@@ -586,7 +585,7 @@ class ContextReader:
                 for a, ca in firsts:
                     cost = ca + cb + (sg.apostrophe if a.endswith("'") else sg.space)
                     joiner = "" if a.endswith("'") else "-" if self.lexicon.hyphen_joins(a, b) else " "
-                    out.append((_normal(a), _normal(b), f"{a}{joiner}{b}", cost))
+                    out.append((normal_of(a), normal_of(b), f"{a}{joiner}{b}", cost))
         return out
 
     def _parts(self, x: str, following: str | None) -> list[tuple[str, float]]:
@@ -688,11 +687,6 @@ def _by_fold(index, min_zipf: float) -> dict[str, list[str]]:
 _GRAVE = {"a": "à"}  # the letter alone the OCR reads without its accent: 'il joue a pique'
 
 
-@lru_cache(maxsize=200_000)
-def _normal(word: str) -> str:
-    return normal(word)
-
-
 def _commonest_spellings(cands, index, alias, alone: frozenset[str] = frozenset()) -> list[str]:
     """Of candidates the sequence model counts as one word ('être', and 'etre', which
     the Littré does not print), the commonest: a change of accents is not the
@@ -722,7 +716,7 @@ def _commonest_spellings(cands, index, alias, alone: frozenset[str] = frozenset(
             continue
         best: dict[str, str] = {}
         for c in group:
-            f = alias(_normal(c))
+            f = alias(normal_of(c))
             if f not in best or index.zipf[c] > index.zipf[best[f]]:
                 best[f] = c
         out.extend(best.values())

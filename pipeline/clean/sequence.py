@@ -95,7 +95,9 @@ def normal(token: str) -> str:
 _NORMALS: dict[str, str] = {}  # a book's few thousand tokens, each read a hundred times
 
 
-def _normal_of(token: str) -> str:
+def normal_of(token: str) -> str:
+    """``normal(token)``, kept for the process (its first 200,000 tokens: a book's words,
+    its sentences' candidates)."""
     hit = _NORMALS.get(token)
     if hit is None:
         hit = normal(token)
@@ -112,8 +114,8 @@ except ImportError:
 
 def tokens(text: str) -> list[str]:
     if _compiled_spans is not None:
-        return _compiled_spans(text, _NORMALS, _normal_of, False)
-    return [_normal_of(t) for t in _TOKEN.findall(text)]
+        return _compiled_spans(text, _NORMALS, normal_of, False)
+    return [normal_of(t) for t in _TOKEN.findall(text)]
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:
@@ -125,9 +127,9 @@ def token_spans(text: str) -> list[tuple[str, int, int]]:
     last, spans = _LAST_SPANS  # (one tuple, read and replaced whole: threads may share it)
     if text != last:
         if _compiled_spans is not None:
-            spans = _compiled_spans(text, _NORMALS, _normal_of)
+            spans = _compiled_spans(text, _NORMALS, normal_of)
         else:
-            spans = [(_normal_of(m.group()), *m.span()) for m in _TOKEN.finditer(text)]
+            spans = [(normal_of(m.group()), *m.span()) for m in _TOKEN.finditer(text)]
         _LAST_SPANS = (text, spans)
     return spans
 
