@@ -92,6 +92,7 @@ hunspell:
 bench: $(VENV)/.installed-bench hunspell
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/recording.py
 	$(BIN)/python bench/clean.py
 	@if command -v valgrind >/dev/null; then $(BIN)/python bench/clean.py --instructions; \
 	  else echo "valgrind is not installed: bench/clean.py --instructions not run"; fi
