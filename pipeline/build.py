@@ -38,7 +38,7 @@ from .publish.write import Writer
 from .publish.search import passages_search_text
 from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
                       RawChapter, Segmented)
-from .resources import Consulted, Evidence, Resources, Views
+from .resources import Consulted, Evidence, Reads, Resources, Views
 from .segment import segment
 from .segment.citations import assign_citations, chapter_citations
 
@@ -201,6 +201,8 @@ def _paragraph_reads(views: Views) -> bytes | None:
         return None
 
 
+_NONE: frozenset = frozenset()
+
 # the reads of the book the paragraphs taken as cleaned before may carry, all chapters
 # together (some 150 MB): past it, the chapters left are cleaned whole, so that an edit
 # that redoes most of a library does not hold every paragraph's reads at once
@@ -218,16 +220,17 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
     twice, candidates = book_evidence(res)
     mappings = book_mappings(res)
     tops: dict[str, object] = {}
-    moved = {(name, k) for name, keys in since.changed.items() for k in keys}
+    moved = since.changed
 
-    def holds(reads: tuple, were_top: dict) -> bool:
-        reads = set(reads)
-        if not moved.isdisjoint(reads):
-            return False
-        for name in {name for name, _ in reads} - {BOOK_BUCKETS}:  # (the same candidates: the same buckets)
+    def holds(reads: Reads, were_top: dict) -> bool:
+        for name, keys in reads:
+            if not moved.get(name, _NONE).isdisjoint(keys):
+                return False
+            if name == BOOK_BUCKETS:
+                continue  # (the same candidates: the same buckets)
             if name not in mappings:
                 return False
-            if (name, Consulted.TOP) in reads:
+            if Consulted.TOP in keys:
                 if name not in tops:
                     tops[name] = max(mappings[name].values(), default=0)
                 if name not in were_top or were_top[name] != tops[name]:
@@ -251,7 +254,7 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
         out[name] = known = KnownBlocks(context, {k: (*KnownBlocks.relative(b), reads)
                                                   for (k, reads), b in zip(blocks, entry.seg.layout.blocks)
                                                   if holds(reads, were_top)})
-        reads_kept += sum(len(reads) for *_, reads in known.blocks.values())
+        reads_kept += sum(len(keys) for *_, reads in known.blocks.values() for _, keys in reads)
     return out
 
 

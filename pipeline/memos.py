@@ -50,7 +50,7 @@ class BookMemo(dict):
         super().__init__()
         self.owners = owners
         self.reads = 0
-        self._keys: dict = {}  # one object for each (name, key) read, however many decisions read it
+        self._keys: dict = {}  # one object for each key read, however many decisions read it
 
     def made_from(self, owners: tuple) -> bool:
         mine = self.owners
@@ -63,9 +63,13 @@ class BookMemo(dict):
 
     def kept(self, entry):
         """A decision and its reads (``resources.Noted``) as this memo keeps them, counted."""
-        keys = self._keys
-        entry.reads = tuple(map(keys.setdefault, entry.reads, entry.reads))
-        self.reads += len(entry.reads)
+        keys, n = self._keys, 0
+        reads = []
+        for name, read in entry.reads:
+            reads.append((name, tuple(map(keys.setdefault, read, read))))
+            n += len(read)
+        entry.reads = tuple(reads)
+        self.reads += n
         return entry
 
     def clear(self) -> None:

@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import pickle
 import threading
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -70,11 +71,19 @@ class Vocabulary:
         )
 
 
-# the reads of each memoised computation under way (``remembered``), innermost last;
-# one stack for the process, so computations that note their reads take turns (a read
-# of another thread's noted too would make a chapter's evidence larger, never wrong)
-_OPEN: list[set] = []
+# the reads of each memoised computation under way (``remembered``), innermost last:
+# the keys read of each mapping, by its name (``Reads``); one stack for the process, so
+# computations that note their reads take turns (a read of another thread's noted too
+# would make a chapter's evidence larger, never wrong)
+_OPEN: list[defaultdict[str, set]] = []
 _NOTING = threading.RLock()
+
+# What a computation read of the book's mappings: (the mapping's name, the keys read
+# of it) each, as ``noted`` keeps them, and a paragraph's as the cache keeps them. Each
+# read was once a (name, key) tuple in one set: made and hashed for each read, then
+# hashed again into the sets of the computations around it and into the memo's; by
+# mapping, a read is its key, whose hash a string keeps (bench/README.md: recording.py).
+Reads = tuple[tuple[str, tuple], ...]
 
 
 class Consulted:
@@ -98,7 +107,7 @@ class Consulted:
         value = self._mapping.get(key)
         self.read[key] = value
         if _OPEN:
-            _OPEN[-1].add((self.name, key))
+            _OPEN[-1][self.name].add(key)
         return default if value is None else value
 
     def get_many(self, keys: list, default=None) -> list:
@@ -107,7 +116,7 @@ class Consulted:
         values = list(map(self._mapping.get, keys))
         self.read.update(zip(keys, values))
         if _OPEN:
-            _OPEN[-1].update(zip(itertools.repeat(self.name), keys))
+            _OPEN[-1][self.name].update(keys)
         return [default if v is None else v for v in values]
 
     def __getitem__(self, key):
@@ -125,7 +134,7 @@ class Consulted:
         if self.TOP not in self.read:
             self.read[self.TOP] = max(self._mapping.values(), default=0)
         if _OPEN:
-            _OPEN[-1].add((self.name, self.TOP))
+            _OPEN[-1][self.name].add(self.TOP)
 
     @classmethod
     def holds(cls, read: dict, mapping) -> bool:
@@ -150,7 +159,7 @@ def depends(mapping, key) -> None:
     """Note in the computation under way that its result depends on ``mapping[key]``,
     read before and kept in a memo of the caller's (a view's read, not made again)."""
     if _OPEN and isinstance(mapping, Consulted):
-        _OPEN[-1].add((mapping.name, key))
+        _OPEN[-1][mapping.name].add(key)
 
 
 def remembered(memo: dict, key, compute: Callable[..., T], views: dict | None, *args) -> T:
@@ -179,16 +188,17 @@ class Views(dict):
         super().__init__()
         self.serial = next(self._serials)
         # what the clean stage read, paragraph by paragraph (``clean.clean``): (its key,
-        # its reads, (name, key) each); and the key of the chapter's context with what
-        # was read before the first paragraph
-        self.blocks: list[tuple[str, tuple]] = []
-        self.context: tuple[str, tuple] | None = None
+        # its ``Reads``); and the key of the chapter's context with what was read
+        # before the first paragraph (``Reads`` too)
+        self.blocks: list[tuple[str, Reads]] = []
+        self.context: tuple[str, Reads] | None = None
         self.kept = 0  # paragraphs taken as the last build cleaned them
 
 
 class Noted:
     """A decision kept for the book (``noted``): its value, what it read of the book's
-    counts, (the mapping's name, the key) each, and the chapter's views it was last recorded in."""
+    counts (``Reads``: the keys read of each mapping, by its name), and the chapter's
+    views it was last recorded in."""
 
     __slots__ = ("value", "reads", "into")
 
@@ -202,12 +212,13 @@ def noted(compute: Callable[..., T], views: dict | None, *args) -> Noted:
     if views is None:
         return Noted(compute(*args), (), None)
     with _NOTING:
-        _OPEN.append(set())
+        _OPEN.append(defaultdict(set))
         try:
             value = compute(*args)
         finally:
             reads = _OPEN.pop()
-    return Noted(value, tuple(reads), getattr(views, "serial", None))
+    return Noted(value, tuple((name, tuple(keys)) for name, keys in reads.items() if keys),
+                 getattr(views, "serial", None))
 
 
 def replayed(entry: Noted, views: dict | None):
@@ -216,7 +227,9 @@ def replayed(entry: Noted, views: dict | None):
     reads = entry.reads
     if reads:
         if _OPEN:
-            _OPEN[-1].update(reads)
+            top = _OPEN[-1]
+            for name, keys in reads:
+                top[name].update(keys)
         serial = getattr(views, "serial", None)
         if serial is None or entry.into != serial:
             read_again(reads, views)  # type: ignore[arg-type]
@@ -224,13 +237,10 @@ def replayed(entry: Noted, views: dict | None):
     return entry.value
 
 
-def read_again(reads: Collection[tuple[str, object]], views: dict) -> None:
-    """Reads of the book's mappings, (name, key) each, made again through ``views``:
-    recorded there with the values they give now."""
-    by_name: dict[str, list] = {}
-    for name, read in reads:
-        by_name.setdefault(name, []).append(read)
-    for name, keys in by_name.items():
+def read_again(reads: Reads, views: dict) -> None:
+    """Reads of the book's mappings made again through ``views``: recorded there with
+    the values they give now."""
+    for name, keys in reads:
         view = views[name]
         if Consulted.TOP in keys:
             view.note_top()

@@ -120,7 +120,7 @@ def _clean(layout: Layout, res: Resources, jobs: int) -> Layout:
     per_block = isinstance(views, Views) and ctx.ocr is None
     known = None
     if per_block:
-        views.context = (context_key(ctx), tuple((name, k) for name, view in views.items() for k in view.read))
+        views.context = (context_key(ctx), tuple((name, tuple(view.read)) for name, view in views.items() if view.read))
         known = res.cached(KNOWN_BLOCKS, dict).get(layout.chapter.source_file)
         if known is not None and known.context != views.context[0]:
             known = None

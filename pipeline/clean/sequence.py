@@ -540,7 +540,7 @@ class BookSequence:
 
     def _noted_word(self, w: str) -> None:
         """Note that a value taken from a memo was made from w's count in the book."""
-        _OPEN[-1].add((self._names[0], w))  # type: ignore[index]
+        _OPEN[-1][self._names[0]].add(w)  # type: ignore[index]
 
     def _noted(self, v: str, w: str, history: tuple) -> None:
         """Note what log10 P(w | v), taken from a memo, was made from: v's and w's counts
@@ -550,10 +550,11 @@ class BookSequence:
     def _noted_after(self, v: str, ws, history: tuple) -> None:
         """``_noted`` of each word of ``ws`` after v, at once."""
         top, (words, pairs) = _OPEN[-1], self._names
-        top.add((words, v))
-        top.update(zip(repeat(words), ws))
+        read = top[words]
+        read.add(v)
+        read.update(ws)
         if history[1] > 0 and not history[2]:
-            top.update(zip(repeat(pairs), zip(repeat(v), ws)))
+            top[pairs].update(zip(repeat(v), ws))
 
     def _after(self, v: str, w: str, history: tuple, p: float, less: int) -> float:
         """log10 P(w | v) from v's ``_history`` and w's unigram probability p."""
