@@ -73,34 +73,38 @@ class DigitModel:
     def readings(self, token: str, max_cost: float = 3.0, max_digits: int = 4) -> dict[int, float]:
         """Values the token can be read as through the listed confusions, with their costs."""
         out: dict[int, float] = {}
-
-        def walk(p: int, digits: str, cost: float) -> None:
-            if cost > max_cost or len(digits) > max_digits:
-                return
-            if p == len(token):
-                if digits and int(digits) > 0:
-                    value = int(digits)
-                    if cost < out.get(value, 99.0):
-                        out[value] = cost
-                return
-            ch = token[p]
-            walk(p + 1, digits, cost + self.drop_cost(ch))
-            if ch in DIGITS:
-                walk(p + 1, digits + ch, cost)
-            for d, c in self.glyphs.get(ch, {}).items():
-                if d != ch:
-                    walk(p + 1, digits + d, cost + c)
-            for g in self.group_glyphs:
-                if token.startswith(g, p):
-                    for d, c in self.glyphs[g].items():
-                        walk(p + len(g), digits + d, cost + c)
-
-        walk(0, "", 0.0)
+        _walk(self, token, max_cost, max_digits, out, 0, "", 0.0)
         return out
 
     def cost(self, token: str, value: int) -> float:
         """The cost of reading ``token`` as ``value``, through any damage."""
         return _align(self, token, str(value))
+
+
+def _walk(model: DigitModel, token: str, max_cost: float, max_digits: int, out: dict[int, float],
+          p: int, digits: str, cost: float) -> None:
+    """``DigitModel.readings`` from glyph p on, the digits read so far at this cost
+    (a function of the module, not a closure calling itself: that is a cycle of
+    references, left for the garbage collector at each call)."""
+    if cost > max_cost or len(digits) > max_digits:
+        return
+    if p == len(token):
+        if digits and int(digits) > 0:
+            value = int(digits)
+            if cost < out.get(value, 99.0):
+                out[value] = cost
+        return
+    ch = token[p]
+    _walk(model, token, max_cost, max_digits, out, p + 1, digits, cost + model.drop_cost(ch))
+    if ch in DIGITS:
+        _walk(model, token, max_cost, max_digits, out, p + 1, digits + ch, cost)
+    for d, c in model.glyphs.get(ch, {}).items():
+        if d != ch:
+            _walk(model, token, max_cost, max_digits, out, p + 1, digits + d, cost + c)
+    for g in model.group_glyphs:
+        if token.startswith(g, p):
+            for d, c in model.glyphs[g].items():
+                _walk(model, token, max_cost, max_digits, out, p + len(g), digits + d, cost + c)
 
 
 def _align(model: DigitModel, token: str, digits: str) -> float:

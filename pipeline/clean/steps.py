@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Callable, Iterable
 
 import regex
@@ -518,10 +519,7 @@ def _split_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     """'N ommant', 'j oue', 'S i': a word the OCR cut in two, when neither half is a word."""
     lex = ctx.res.lexicon
     sw = ctx.settings.split_word
-
-    def fragment(x: str) -> bool:
-        return x not in _REAL_LETTERS if len(x) == 1 else lex.best_zipf(x) < sw.fragment_zipf
-
+    least = sw.fragment_zipf
     pos = 0
     for a_start, a_end, b_start, b_end in _word_pairs(text):
         if a_start < pos:
@@ -530,10 +528,19 @@ def _split_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         joined = a + b
         za = 0.0 if len(a) == 1 else lex.best_zipf(a)
         zb = 0.0 if len(b) == 1 else lex.best_zipf(b)
-        if (fragment(a) and fragment(b) and not joined.isupper()
+        if (_fragment(a, lex, least) and _fragment(b, lex, least) and not joined.isupper()
                 and lex.best_zipf(joined) >= max(sw.joined_zipf, za + sw.joined_gain, zb + sw.joined_gain)):
             yield Edit(a_start, b_end, joined, "clean.split_word", ctx.settings.confidence.split_word)
             pos = b_end
+
+
+# (the steps' helpers are functions of the module, not closures made in a step: a
+# compiled generator holding a closure of its own is a cycle of references, garbage for
+# the collector at each paragraph, which the clean stage is to leave none of)
+def _fragment(x: str, lex, least: float) -> bool:
+    """A piece that is no word of its own: a letter that is no word alone, or a word
+    rarer than ``least``."""
+    return x not in _REAL_LETTERS if len(x) == 1 else lex.best_zipf(x) < least
 
 
 try:
@@ -560,10 +567,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     lex = ctx.res.lexicon
     small = ctx.res.vocabulary.function_words
     js = ctx.settings.joined_words
-
-    def part(x: str, least: float = js.part_zipf) -> bool:
-        return x.lower() in small or (len(x) >= js.part_min_length and lex.best_zipf(x) >= least)
-
+    part = partial(_is_part, small, lex, js.part_min_length, js.part_zipf)
+    pair = partial(_may_pair, small, js.both_min_length)
     tokens = _word_spans(text)
     for k, (word, start, end) in enumerate(tokens):
         compound = _lost_hyphen(text, word, start, end, lex)
@@ -578,8 +583,7 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre'
         if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
-        parts = _parted(word, part, lambda a, b: a.lower() in small or b.lower() in small
-                        or min(len(a), len(b)) >= js.both_min_length, lex.best_zipf, js.three_part_zipf)
+        parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf)
         if parts is None:
             continue
         # a misread single word is the corrector's, not two words
@@ -591,6 +595,18 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         for a, b in zip(parts, parts[1:]):
             out += ("-" if lex.hyphen_joins(a, b) else " ") + b
         yield Edit(start, end, out, "clean.joined_words", ctx.settings.confidence.joined_words)
+
+
+def _is_part(small: frozenset[str], lex, min_length: int, least: float, x: str, floor: float | None = None) -> bool:
+    """A piece of a token run together that may be a word of its own: a function word,
+    or a word of ``min_length`` letters or more at least ``floor`` (else ``least``) common."""
+    return x.lower() in small or (len(x) >= min_length and lex.best_zipf(x) >= (least if floor is None else floor))
+
+
+def _may_pair(small: frozenset[str], min_length: int, a: str, b: str) -> bool:
+    """Whether two pieces may be two words side by side: one a function word, or both
+    of ``min_length`` letters or more."""
+    return a.lower() in small or b.lower() in small or min(len(a), len(b)) >= min_length
 
 
 def _joins_a_neighbour(text: str, tokens: list, k: int, lex, least: float) -> bool:
