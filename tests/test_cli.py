@@ -10,6 +10,7 @@ the command happened to print once.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -369,6 +370,26 @@ def test_the_command_line_ends_with_its_exit_handlers_run_and_its_output_complet
     proc = subprocess.run([sys.executable, "-c", "from pipeline.cli import end; print('done'); end(None)"],
                           capture_output=True, text=True, env=ENV, timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "done\n", "")
+
+
+def test_clean_turns_the_collector_off_only_in_a_process_that_ends_with_it(tmp_path):
+    """``academie clean`` leaves the cyclic garbage collector off to the process's end
+    (its first collection after the stage walked every object the stage made, to free
+    what the end leaves to the system anyway); a caller's process, a CliRunner's as
+    here, keeps its collector."""
+    from click.testing import CliRunner
+
+    from pipeline import cli
+
+    src = tmp_path / "ch.txt"
+    src.write_text("Le jeu de la carte.\n", encoding="utf-8")
+    code = ("import atexit, gc, sys; from pipeline import cli; "
+            "atexit.register(lambda: print('collector on:', gc.isenabled())); "
+            f"sys.argv = ['academie', 'clean', {str(src)!r}]; cli.main()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=120)
+    assert (proc.returncode, proc.stdout) == (0, "Le jeu de la carte.\ncollector on: False\n")
+    result = CliRunner().invoke(cli.cli, ["clean", str(src)])
+    assert (result.exit_code, result.output, gc.isenabled()) == (0, "Le jeu de la carte.\n", True)
 
 
 def test_a_clean_whose_reader_stops_early_ends_with_status_1_and_nothing_on_stderr(tmp_path):
