@@ -67,11 +67,11 @@ def test_the_clean_stage_gives_the_garbage_collector_back_as_it_found_it(res):
 
 
 def test_a_chapter_s_work_makes_no_cycle_for_the_collector_to_find(res):
-    """The clean stage freezes what it made out of the collector's sight (``gc.freeze``),
-    which is right only while it makes no cycle of references: a cycle frozen is never
-    freed. Nor does the rest of a chapter's work make any (a build's, its reads
-    recorded, its rules read). A closure that calls itself, or a closure a compiled
-    generator keeps as its own, is one: they made 57,949 objects of garbage on 250 KB."""
+    """The clean stage runs with the collector off (``clean.clean``): what it makes is
+    to be kept or freed by its count, never left in cycles for the collector to find
+    (a closure that calls itself, or a closure a compiled generator keeps as its own:
+    they made 57,949 objects of garbage on 250 KB). Nor does the rest of a chapter's
+    work make any (a build's, its reads recorded, its rules read)."""
     import gc
     from collections import Counter
 
@@ -80,19 +80,16 @@ def test_a_chapter_s_work_makes_no_cycle_for_the_collector_to_find(res):
     first, second = sorted(CORPUS.glob("*.txt"))[:2]
     work_chapter(_ingest(first, res), res)  # (the tables loaded, spaCy's tokenizer too)
     collecting = gc.isenabled()
-    gc.unfreeze()
-    gc.collect()  # (what the tests before left, frozen or not, collected first)
+    gc.collect()  # (what the tests before left, collected first)
     gc.disable()
     try:
         work_chapter(_ingest(second, res), res)
-        gc.unfreeze()
         gc.set_debug(gc.DEBUG_SAVEALL)
         found = gc.collect()
         kinds = Counter(type(o).__name__ for o in gc.garbage)
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
-        gc.freeze()
         if collecting:
             gc.enable()
     assert (found, kinds.most_common(5)) == (0, [])

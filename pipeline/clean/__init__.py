@@ -100,12 +100,13 @@ def clean(layout: Layout, res: Resources, jobs: int = 1) -> Layout:
     (``academie clean -j``), in that many forked processes (``in_processes``)."""
     # the cyclic garbage collector off meanwhile: the decisions' memos grow by a hundred
     # thousand containers for 250 KB, none of them garbage, which its full collections
-    # walked again and again (5% of the stage); and what the stage made frozen out of it
-    # after (``gc.freeze``): the stage makes no cycle (tests/test_invariants.py), so what
-    # it made is kept (the memos, trimmed between chapters) or freed by its count, and
-    # the collection after walked it all for nothing (0.1 s of 250 KB; 1.3 s of the
-    # 130-chapter book's cleaning in a build, its reads recorded)
-    with uncollected(lasting=True):
+    # walked again and again (5% of the stage); the stage makes no cycle of references
+    # (tests/test_invariants.py), so what it made is kept (the memos, trimmed between
+    # chapters) or freed by its count. (Not frozen after, though the first collection
+    # walks it all for nothing, 1.3 s of the 130-chapter book's cleaning in a build:
+    # ``gc.freeze`` freezes every object of the process, and in a Dask worker or a pool's
+    # process the machinery's own, some later garbage in cycles, would never be freed.)
+    with uncollected():
         return _clean(layout, res, jobs)
 
 
