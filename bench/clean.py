@@ -64,7 +64,7 @@ STAGE = r"""
 import json, sys, time
 from pathlib import Path
 import pipeline
-from pipeline.build import laid_out
+from pipeline.chapter import laid_out
 from pipeline.clean import clean
 from pipeline.resources import Resources
 res = Resources(Path(sys.argv[2]))
@@ -85,7 +85,7 @@ BREAKDOWN = r"""
 import json, sys, time
 from collections import Counter
 from pathlib import Path
-from pipeline.build import laid_out
+from pipeline.chapter import laid_out
 from pipeline.clean import clean, context, correct
 from pipeline.resources import Resources
 spent, made = Counter(), Counter()

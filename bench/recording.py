@@ -34,7 +34,7 @@ from run import SUB_ENV  # noqa: E402
 ROUND = r"""
 import json, sys, time
 from pathlib import Path
-from pipeline.build import laid_out
+from pipeline.chapter import laid_out
 from pipeline.clean import clean
 from pipeline.corpus import chapter_files
 from pipeline.resources import Resources, Views

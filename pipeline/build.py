@@ -1,8 +1,8 @@
 """The whole pipeline: corpus/ → build/academie.db.
 
-The stages are named components in ``CHAPTER_STAGES`` (run on each chapter, a pure
-function of the record before it and the resources, so chapters can run in parallel,
-elsewhere (pipeline/engines.py), and be cached (pipeline/cache.py)) and
+The stages are named components in ``CHAPTER_STAGES`` (pipeline/chapter.py: run on
+each chapter, a pure function of the record before it and the resources, so chapters
+can run in parallel, elsewhere (pipeline/engines.py), and be cached (pipeline/cache.py)) and
 ``CORPUS_STAGES`` (run once on every chapter together), as spaCy lists the
 components of its pipeline. ``build`` runs them all and publishes; a chapter that
 cannot be read is reported, one line naming the file and the reason, and the others
@@ -22,48 +22,27 @@ from typing import Any, Callable, Iterator
 
 from . import memos
 from .cache import BookSince, ChapterCache, chapter_digest, pipeline_version
-from .clean import KNOWN_BLOCKS, KnownBlocks, clean
+from .chapter import CHAPTER_STAGES, Stage, _ingest, clean_file, laid_out, process_chapter  # noqa: F401 (the API's too)
+from .clean import KNOWN_BLOCKS, KnownBlocks
 from .clean.book import BOOK_BUCKETS, book_buckets, book_evidence, book_mappings, book_moved, corrector, count_corpus
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
 from .lexicon import Lexicon
-from .ingest import MAX_CHAPTER_BYTES, ingest
-from .layout import layout
+from .ingest import MAX_CHAPTER_BYTES
 from .engines import run_chapters
 from .link import candidates, extract, link, load_rules, loaded_components, rules_loaded, stubs
 from .link.checks import load_checks, run_loaded
 from .link.stubs import wrapped, write_package
-from .proof import proof
 from .publish.write import Writer
 from .publish.search import passages_search_text
-from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, Layout,
-                      RawChapter, Segmented)
+from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, RawChapter,
+                      Segmented)
 from .resources import Consulted, Evidence, Reads, Resources, Views
-from .segment import segment
 from .segment.citations import assign_citations, chapter_citations
 
 Progress = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    run: Callable[[Any, Resources], Any]
-
-
-def _ingest(path: Path, res: Resources) -> Any:
-    return ingest(Path(path), max_bytes=res.max_chapter_bytes or MAX_CHAPTER_BYTES)
-
-
-# One chapter: its file → RawChapter → Layout → Layout (cleaned) → Segmented → Segmented
-# with the editor's decisions (corpus/proofs/) on top of the engine's.
-CHAPTER_STAGES: tuple[Stage, ...] = (
-    Stage("ingest", _ingest),
-    Stage("layout", layout),
-    Stage("clean", clean),
-    Stage("segment", segment),
-    Stage("proof", proof),
-)
 # Each chapter's articles are then read for their rules ("rules", with the chapter
 # stages: in parallel, and cached with them). Then the corpus: citations (needing every
 # chapter, so that they never depend on file order), the rules found by citation and the
@@ -78,30 +57,6 @@ class StageTimes:
 
     def add(self, stage: str, dt: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + dt
-
-
-def process_chapter(path: Path | RawChapter, res: Resources, times: StageTimes | None = None,
-                    stages: tuple[Stage, ...] = CHAPTER_STAGES) -> Any:
-    """Run the chapter stages on one file (or from the record of a later stage, with
-    the stages after it); with ``times``, time each of them."""
-    record: Any = path
-    for stage in stages:
-        t0 = time.perf_counter()
-        record = stage.run(record, res)
-        if times is not None:
-            times.add(stage.name, time.perf_counter() - t0)
-    return record
-
-
-def laid_out(path: Path, res: Resources) -> Layout:
-    """Any text file, read and laid out as a chapter, not yet cleaned."""
-    return process_chapter(path, res, stages=tuple(s for s in CHAPTER_STAGES if s.name in ("ingest", "layout")))
-
-
-def clean_file(path: Path, res: Resources, jobs: int = 1) -> Layout:
-    """Any text file, read and cleaned as a chapter: its paragraphs, with what was done;
-    with ``jobs``, its paragraphs cleaned in that many processes."""
-    return clean(laid_out(path, res), res, jobs)
 
 
 @dataclass

@@ -304,7 +304,7 @@ def _outline_lines(items: list[dict]) -> list[str]:
 def clean_command(file: Path, explain: bool, corpus: Path, jobs: int):
     """Clean any text FILE: its paragraphs, one per line, on standard output."""
     _collector_off_to_the_end()
-    from .build import clean_file
+    from .chapter import clean_file
     from .records import InputError
     from .resources import Resources
     from .text import line_col
