@@ -81,7 +81,7 @@ def spread(corpus: Path, cache: Path, errors: dict[str, list], n_ocr: int = 40, 
     raws = {p.name: ingest(p) for p in chapter_files(corpus)}
     store = ChapterCache(cache, pipeline_version(res))
     keys = {name: store.key(raw, res.proof_text(name)) for name, raw in raws.items()}
-    entries = {name: store.load(key) for name, key in keys.items()}
+    entries = {name: store.summary(key) for name, key in keys.items()}
     missing = [name for name, e in entries.items() if e is None]
     if missing:
         raise SystemExit(f"{cache}: no entry of {len(missing)} chapters (first {missing[0]}): build {corpus} first")

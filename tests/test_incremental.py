@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import pipeline.build as pipeline_build
-from pipeline.build import ChapterResult, build
+from pipeline.build import ChapterResult, ChapterSummary, build
 from pipeline.cache import ChapterCache, chapter_digest, pipeline_version
 from pipeline.clean.book import BOOK_BUCKETS, book_delta, book_evidence, book_mappings, count_corpus
 from pipeline.corpus import chapter_files
@@ -289,6 +289,7 @@ def _entry(tmp_path: Path) -> tuple[ChapterCache, str, Path]:
 def test_an_entry_is_read_back_as_it_was_saved(tmp_path):
     store, key, _ = _entry(tmp_path)
     assert store.load(key) == ChapterResult("x.txt", None, "why", evidence={"piquet": 3})
+    assert store.summary(key) == ChapterSummary("x.txt", False, "why", {"piquet": 3}, ("", ""))
 
 
 @pytest.mark.parametrize("damage", ["truncated", "a byte changed", "empty", "not a pickle", "another key's"])
@@ -303,16 +304,38 @@ def test_a_corrupt_or_foreign_entry_is_not_used(tmp_path, damage):
     elif damage == "empty":
         path.write_bytes(b"")
     elif damage == "not a pickle":
-        payload = b"not a pickle"
+        payloads = [b"not a pickle", b"nor this"]
         import hashlib
 
-        path.write_bytes(data[: data.index(b"\n", 30) + 1] + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+        sizes = b" ".join(b"%d %s" % (len(p), hashlib.sha256(p).hexdigest().encode()) for p in payloads)
+        path.write_bytes(data[: data.index(b"\n", 30) + 1] + sizes + b"\n" + b"".join(payloads))
     else:  # an entry copied under another key: its header names its own
         (tmp_path / other[:2]).mkdir(exist_ok=True)
         shutil.copyfile(path, tmp_path / other[:2] / f"{other}.chapter")
-        assert store.load(other) is None
+        assert store.load(other) is None and store.summary(other) is None
         return
     assert store.load(key) is None
+    # the summary is the entry's first part: read alone, it is whole unless the damage is in it
+    assert (store.summary(key) is None) == (damage not in ("truncated", "a byte changed"))
+
+
+def test_an_entry_whose_result_is_damaged_after_its_summary_was_read_is_processed_again(tmp_path):
+    """A build reads an entry's summary to take it, and its result when it publishes
+    the chapter: a result found damaged then (the summary whole) is made again, and the
+    database is the one built afresh."""
+    corpus = _written(tmp_path, BOOK)
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    store = ChapterCache(db.parent / "cache", pipeline_version(Resources(corpus)))
+    path = next(p for p in (db.parent / "cache").glob("*/*.chapter") if store.load(p.stem).source_file == "b.txt")
+    data = path.read_bytes()
+    path.write_bytes(data[:-5] + bytes([data[-5] ^ 1]) + data[-4:])
+    assert store.summary(path.stem) is not None and store.load(path.stem) is None
+    _edit(corpus / "a.txt", "cinq cartes,", "cinq cartes ,")  # the database written again
+    report = build(corpus, db)
+    assert report.cached == 2  # b.txt's taken by its summary, its result made again when published
+    assert store.load(path.stem) is None  # (made again, not saved: the entry's summary stood for it)
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
 
 def test_a_key_changes_with_the_chapter_its_decisions_and_the_version(tmp_path):
