@@ -131,7 +131,7 @@ class Writer:
 
 def _write_rules(db: sqlite_utils.Database, stubs: dict, ids: dict[str, int]) -> None:
     """``ids``: the id of each passage cited, by citation."""
-    db["rules"].insert_all(
+    _insert(db, "rules", [
         {
             "passage_id": ids[cite],
             "citation": cite,
@@ -149,7 +149,7 @@ def _write_rules(db: sqlite_utils.Database, stubs: dict, ids: dict[str, int]) ->
             "status": stub.status,
         }
         for cite, (stub, rec) in stubs.items()
-    )
+    ])
 
 
 def _write_chapter_games(conn: sqlite3.Connection) -> None:
