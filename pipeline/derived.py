@@ -8,6 +8,11 @@ digest of the rest) and the data, marshalled (builtin types only: reading it run
 no code). One that is truncated, altered, of another format or key, or unreadable
 is derived again, never used; entries are written under a temporary name and
 renamed, so a concurrent process never reads half of one.
+
+The folder is kept to the last few entries of each name (``KEEP``, the last used
+first: a hit marks its entry used): each venv, each copy of the project, each version
+of a source names its own, and nothing else would ever remove the others (a
+hundred megabytes after a few clones). An entry removed is derived again if asked for.
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .files import uncollected
+from .files import alive, uncollected
 
 FORMAT = b"academie derived 1\n"
+# entries kept of each name: those of the few venvs or copies of the project in use at once
+KEEP = 3
 
 
 def cache_dir() -> Path:
@@ -58,11 +65,14 @@ def _path(name: str, key: str) -> Path:
 
 
 def load(name: str, key: str) -> Any | None:
-    """The entry of this name and key, if there is one and it is whole and this key's."""
+    """The entry of this name and key, if there is one and it is whole and this key's
+    (marked used: ``prune`` keeps the last used)."""
+    path = _path(name, key)
     try:
-        data = _path(name, key).read_bytes()
+        data = path.read_bytes()
     except OSError:
         return None
+    used(path)
     try:
         header, rest = data[: len(FORMAT)], data[len(FORMAT):]
         stored_key, digest, payload = rest.split(b"\n", 2)
@@ -84,7 +94,44 @@ def save(name: str, key: str, value: Any) -> None:
         tmp.write_bytes(FORMAT + key.encode() + b"\n" + hashlib.blake2b(payload).hexdigest().encode() + b"\n" + payload)
         os.replace(tmp, path)
     except (OSError, ValueError):
+        return
+    prune(name, ".marshal")
+
+
+def used(path: Path) -> None:
+    """Mark an entry used now (its date: what ``prune`` keeps the last of)."""
+    try:
+        os.utime(path)
+    except OSError:  # a read-only folder: kept or not, it is read
         pass
+
+
+def prune(name: str, suffix: str, keep: int = KEEP) -> list[Path]:
+    """Remove the entries of ``name`` (files ``<name>-<key><suffix>`` of the folder,
+    the key a digest without '-') but the ``keep`` last used, and what a process that
+    died was writing; the paths removed. A process reading one as it goes reads it
+    whole (the file lives while open); one that asks for it later derives it again."""
+    folder = cache_dir()
+    entries, removed = [], []
+    try:
+        for path in folder.iterdir():
+            file = path.name
+            if file.startswith(f"{name}-") and file.endswith(suffix) and "-" not in file[len(name) + 1:-len(suffix)]:
+                entries.append((path.stat().st_mtime_ns, file, path))
+            elif file.startswith(f".{name}-") and ".tmp-" in file:
+                pid = file.rpartition("-")[2]
+                if pid.isdigit() and not alive(int(pid)):
+                    path.unlink(missing_ok=True)
+                    removed.append(path)
+    except OSError:
+        return removed
+    for _, _, path in sorted(entries, reverse=True)[keep:]:
+        try:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
 
 
 def cached(name: str, key: str, derive: Callable[[], Any], check: Callable[[Any], bool] = lambda v: True) -> Any:

@@ -1,5 +1,7 @@
 """What is derived at start-up is kept on disk, and a damaged entry is derived again."""
 
+import os
+
 from pipeline import derived
 from pipeline.clean.correct import CandidateIndex, ChannelModel, _kept_index
 from pipeline.lexicon import Lexicon
@@ -45,3 +47,31 @@ def test_the_candidate_index_from_the_disk_is_the_index_made_afresh(tmp_path, mo
         assert (index.zipf, index.exact, index.deletes, index.bucket_max) == (
             fresh.zipf, fresh.exact, fresh.deletes, fresh.bucket_max)
         assert index.candidates("carles") == fresh.candidates("carles") == {"carte", "cartes"}
+
+
+def test_the_folder_keeps_the_last_used_entries_of_each_name(tmp_path, monkeypatch):
+    """Each venv or copy of the project names its own entries: the folder keeps the
+    last ``KEEP`` used of each name, a hit marking its entry used, and no other name's."""
+    monkeypatch.setenv("ACADEMIE_CACHE", str(tmp_path))
+    for k, key in enumerate(["k1", "k2", "k3"]):
+        derived.save("thing", key, {"carte": float(k)})
+        os.utime(tmp_path / f"thing-{key}.marshal", ns=(10**18 + k, 10**18 + k))  # used in that order
+    derived.save("thing-other", "k0", {"as": 1.0})  # another name (its own, though it starts as this one's)
+    assert derived.load("thing", "k1") == {"carte": 0.0}  # the oldest used again: now the last used
+    derived.save("thing", "k4", {"carte": 4.0})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "thing-k1.marshal", "thing-k3.marshal", "thing-k4.marshal", "thing-other-k0.marshal"]
+    assert derived.cached("thing", "k2", lambda: {"carte": 2.5}) == {"carte": 2.5}  # removed: derived again
+
+
+def test_what_a_dead_process_was_writing_is_removed_and_a_live_one_s_is_not(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACADEMIE_CACHE", str(tmp_path))
+    dead = 2**22 + 17  # above Linux's default pid_max: no such process
+    (tmp_path / f".thing-k9.marshal.tmp-{dead}").write_bytes(b"half")
+    (tmp_path / f".littre-bigrams-ab.npz.tmp-{dead}").write_bytes(b"half")
+    live = tmp_path / f".thing-k8.marshal.tmp-{os.getpid()}"
+    live.write_bytes(b"being written")
+    derived.save("thing", "k1", {"carte": 1.0})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f".littre-bigrams-ab.npz.tmp-{dead}", live.name, "thing-k1.marshal"]  # (another name's: left to its own)
+    assert [p.name for p in derived.prune("littre-bigrams", ".npz")] == [f".littre-bigrams-ab.npz.tmp-{dead}"]

@@ -188,7 +188,7 @@ class Counts:
         return cls(words, unigrams, keys.astype(np.int64), counts.astype(np.uint32))
 
     def save(self, path: Path) -> None:
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")  # (a dead writer's removed: derived.prune)
         with open(tmp, "wb") as f:
             np.savez(f, words=np.frombuffer("\n".join(self.words).encode("utf-8"), dtype=np.uint8),
                      unigrams=self.unigrams, pairs=self.pairs, pair_counts=self.pair_counts)
@@ -227,7 +227,9 @@ def littre_counts(path: Path) -> Counts | None:
     cached = cache_dir() / f"littre-bigrams-{key}.npz"
     if cached.exists():
         try:
-            return Counts.load(cached)
+            counts = Counts.load(cached)
+            derived.used(cached)
+            return counts
         except (OSError, ValueError, KeyError):
             pass  # a damaged cache is derived again
     counts = Counts.of(tokens(littre_text(path)))
@@ -235,7 +237,8 @@ def littre_counts(path: Path) -> Counts | None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         counts.save(cached)
     except OSError:
-        pass  # a read-only home: derived again next time
+        return counts  # a read-only home: derived again next time
+    derived.prune("littre-bigrams", ".npz")
     return counts
 
 
