@@ -90,7 +90,7 @@ def spread(corpus: Path, cache: Path, errors: dict[str, list], n_ocr: int = 40, 
         edited = Resources(corpus)
         count_corpus(edited, [replace(r, text=text) if n == name else r for n, r in raws.items()], corpus)
         holds = store.validity(*book_evidence(edited), book_mappings(edited), buckets=lambda: book_buckets(edited))
-        redone = sum(not holds(entries[n], keys[n]) for n in raws if n != name)
+        redone = sum(not holds(entries[n][0], keys[n]) for n in raws if n != name)
         out.append(Edit(kind, name, before, after, redone))
     return out
 

@@ -330,9 +330,9 @@ def build(
                                      lambda before, after: book_moved(res, before, after))
         valid = store.validity(*book_evidence(res), book_mappings(res), since, lambda: book_buckets(res))
         for name, raw in raws.items():
-            hit = None if full else store.summary(keys[name])
-            if hit is not None and valid(hit, keys[name]):
-                held[name] = _Held.of(hit, keys[name], manifest)
+            taken = None if full else store.summary(keys[name])
+            if taken is not None and valid(taken[0], keys[name]):
+                held[name] = _Held.of(*taken, keys[name], manifest)
                 report.cached += 1
                 if progress:
                     progress(name)
@@ -347,11 +347,12 @@ def build(
         for stage, dt in result.times.items():
             times.add(stage, dt)
         report.paragraphs_kept += result.paragraphs_kept
+        stamp = None
         if result.seg is not None:
             with _timed(times, "cache"):
-                store.save(keys[result.source_file], result)
+                stamp = store.save(keys[result.source_file], result)
         # the result let go, its entry on disk: a library's chapters do not fit in memory together
-        held[result.source_file] = _Held.of(result.summary(), keys[result.source_file], manifest)
+        held[result.source_file] = _Held.of(result.summary(), stamp, keys[result.source_file], manifest)
     complete = all(held[name].error is None for name in raws)
     if own_book:
         with _timed(times, "cache"):
@@ -461,6 +462,7 @@ class _Held:
 
     source_file: str
     key: str | None
+    stamp: str | None = None  # of the entry's summary, as this build took it or wrote it (``ChapterCache.load``)
     error: str | None = None  # why it has no result
     info: ChapterInfo | None = None
     shape: str = ""
@@ -469,18 +471,19 @@ class _Held:
     heads: tuple[str, ...] = ()  # the games its running heads name (slugs)
 
     @classmethod
-    def of(cls, summary: ChapterSummary, key: str, manifest: Manifest) -> "_Held":
+    def of(cls, summary: ChapterSummary, stamp: str | None, key: str, manifest: Manifest) -> "_Held":
         if not summary.processed:
-            return cls(summary.source_file, key, error=summary.error)
+            return cls(summary.source_file, key, stamp, error=summary.error)
         info, notes = manifest.chapter_info(summary.source_file, summary.header)
-        return cls(summary.source_file, key, None, info, summary.shape,
+        return cls(summary.source_file, key, stamp, None, info, summary.shape,
                    (*summary.read_diagnostics, *notes, *summary.diagnostics), summary.games, summary.heads)
 
 
 def _entry(h: _Held, store: ChapterCache, corpus: Path, res: Resources) -> ChapterResult:
-    """A chapter's result read back from its entry, written moments ago; if the entry
-    has gone since (another process cleared the cache), the chapter processed again."""
-    result = store.load(h.key) if h.key is not None else None
+    """A chapter's result read back from its entry, taken or written moments ago; if
+    the entry has gone since (another process cleared the cache) or is another's (a
+    build of another book sharing the cache replaced it), the chapter processed again."""
+    result = store.load(h.key, h.stamp) if h.key is not None else None
     if result is None or result.seg is None:
         path = next((f for f in chapter_files(corpus) if f.name == h.source_file), corpus / h.source_file)
         result = work_chapter(_ingest(path, res), res)

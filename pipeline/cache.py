@@ -22,7 +22,9 @@ the chapter's summary (``ChapterSummary``: its corpus-wide evidence, and what
 publishing needs before reading the result back), which is all a build reads of the
 entries it takes from the cache until it publishes them, and the rest of the result.
 One that is truncated, altered, of another format or key, or that cannot be read is
-made again, never used. (A pickle runs code when read: the cache is trusted as the build folder
+made again, never used; so is one replaced between the summary a build took and its
+publishing (the header's digests, its stamp, differ: a build of another book sharing
+the folder cleaned the same chapter with other counts). (A pickle runs code when read: the cache is trusted as the build folder
 is, as the database and the stubs written beside it are.)
 """
 
@@ -97,27 +99,30 @@ class ChapterCache:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.chapter"
 
-    def load(self, key: str) -> ChapterResult | None:
-        """The entry of this key, if there is one and it is whole and this key's."""
+    def load(self, key: str, stamp: str | None = None) -> ChapterResult | None:
+        """The entry of this key, if there is one and it is whole and this key's; with
+        a ``stamp``, only if its summary is still the one ``summary`` read or ``save``
+        wrote (a build sharing the folder may have replaced it since, with a result of
+        the same chapter made with another book's counts)."""
         from .build import ChapterResult, ChapterSummary
 
-        parts = self._read(self._path(key), key, 2)
-        if parts is None:
+        read = self._read(self._path(key), key, 2)
+        if read is None or (stamp is not None and read[1] != stamp):
             return None
-        summary, result = parts
+        summary, result = read[0]
         if not (isinstance(summary, ChapterSummary) and isinstance(result, ChapterResult)):
             return None
         result.evidence = summary.evidence
         return result
 
-    def summary(self, key: str) -> ChapterSummary | None:
-        """The summary of the entry of this key (its first part, read alone), if there
-        is one and that part is whole and this key's. The rest may yet prove unreadable
-        (``load``)."""
+    def summary(self, key: str) -> tuple[ChapterSummary, str] | None:
+        """The summary of the entry of this key (its first part, read alone) and the
+        entry's stamp (its parts' digests: ``load``'s), if there is one and that part is
+        whole and this key's. The rest may yet prove unreadable (``load``)."""
         from .build import ChapterSummary
 
-        parts = self._read(self._path(key), key, 1)
-        return parts[0] if parts is not None and isinstance(parts[0], ChapterSummary) else None
+        read = self._read(self._path(key), key, 1)
+        return (read[0][0], read[1]) if read is not None and isinstance(read[0][0], ChapterSummary) else None
 
     def _latest_path(self, source_file: str) -> Path:
         return self.folder / "latest" / _digest(source_file)[:32]
@@ -207,34 +212,40 @@ class ChapterCache:
                 continue
         return entries, freed
 
-    def save(self, key: str, result: ChapterResult) -> None:
-        """The entry of this key; what its cleaning read paragraph by paragraph
-        (``ChapterResult.cleaned``) beside it, read only for a chapter cleaned again."""
+    def save(self, key: str, result: ChapterResult) -> str:
+        """The entry of this key, and its stamp (``load``); what its cleaning read
+        paragraph by paragraph (``ChapterResult.cleaned``) beside it, read only for a
+        chapter cleaned again."""
         side = self._path(key).with_suffix(".paragraphs")
         if result.cleaned is None:
             side.unlink(missing_ok=True)
         else:
             self._write(side, key, result.cleaned)
         # the evidence in the summary only: the larger part of an entry, read only to check it
-        self._write(self._path(key), key, *(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for part in
-                                            (result.summary(), replace(result, evidence={}, cleaned=None))))
+        stamp = self._write(self._path(key), key, *(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for part in
+                                                    (result.summary(), replace(result, evidence={}, cleaned=None))))
         write_whole(self._latest_path(result.source_file), f"{self.version} {key}".encode("ascii"))
+        return stamp
 
     @staticmethod
-    def _write(path: Path, key: str, *payloads: bytes) -> None:
-        sizes = b" ".join(b"%d %s" % (len(p), hashlib.sha256(p).hexdigest().encode()) for p in payloads)
+    def _write(path: Path, key: str, *payloads: bytes) -> str:
+        """The file of these parts; its stamp (``_read``'s)."""
+        sizes = " ".join(f"{len(p)} {hashlib.sha256(p).hexdigest()}" for p in payloads).encode()
         write_whole(path, b"".join((FORMAT, key.encode(), b"\n", sizes, b"\n", *payloads)))
+        return sizes.decode()
 
     @staticmethod
     def _read(path: Path, key: str, first: int = 1,
-              loads: Callable[[bytes], object] = pickle.loads) -> list[object] | None:
-        """The ``first`` parts of the file, each read back; None if any of them is
+              loads: Callable[[bytes], object] = pickle.loads) -> tuple[list[object], str] | None:
+        """The ``first`` parts of the file, each read back, and the file's stamp (every
+        part's size and digest, as its header gives them); None if any of those read is
         not whole, or the file is not this key's."""
         try:
             with path.open("rb") as f:
                 if f.read(len(FORMAT)) != FORMAT or f.readline() != key.encode() + b"\n":
                     return None
-                sizes = f.readline().split()
+                line = f.readline()
+                sizes = line.split()
                 parts = [(int(size), digest) for size, digest in zip(sizes[0::2], sizes[1::2])]
                 if len(parts) < first:
                     return None
@@ -245,14 +256,14 @@ class ChapterCache:
                         return None
                     payloads.append(payload)
             with uncollected():
-                return [loads(p) for p in payloads]
+                return [loads(p) for p in payloads], line.rstrip(b"\n").decode()
         except Exception:  # noqa: BLE001 - missing, truncated or foreign: made again
             return None
 
     def paragraphs(self, key: str) -> tuple | None:
         """What the entry's cleaning read paragraph by paragraph (``ChapterResult.cleaned``), if kept."""
-        parts = self._read(self._path(key).with_suffix(".paragraphs"), key, 1, marshal.loads)
-        value = parts[0] if parts is not None else None
+        read = self._read(self._path(key).with_suffix(".paragraphs"), key, 1, marshal.loads)
+        value = read[0][0] if read is not None else None
         return value if isinstance(value, tuple) and len(value) == 4 else None
 
     @staticmethod

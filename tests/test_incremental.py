@@ -289,7 +289,21 @@ def _entry(tmp_path: Path) -> tuple[ChapterCache, str, Path]:
 def test_an_entry_is_read_back_as_it_was_saved(tmp_path):
     store, key, _ = _entry(tmp_path)
     assert store.load(key) == ChapterResult("x.txt", None, "why", evidence={"piquet": 3})
-    assert store.summary(key) == ChapterSummary("x.txt", False, "why", {"piquet": 3}, ("", ""))
+    summary, stamp = store.summary(key)
+    assert summary == ChapterSummary("x.txt", False, "why", {"piquet": 3}, ("", ""))
+    assert store.load(key, stamp) == store.load(key)
+
+
+def test_an_entry_replaced_since_its_summary_was_taken_is_not_loaded_for_it(tmp_path):
+    """A build of another book sharing the cache may replace an entry (the same
+    chapter, cleaned with other counts) between the summary a build took and its
+    publishing: the stamp tells."""
+    store, key, _ = _entry(tmp_path)
+    _, stamp = store.summary(key)
+    other = store.save(key, ChapterResult("x.txt", None, "why", evidence={"piquet": 4}))
+    assert other != stamp and store.summary(key)[1] == other
+    assert store.load(key, stamp) is None
+    assert store.load(key, other) == ChapterResult("x.txt", None, "why", evidence={"piquet": 4})
 
 
 @pytest.mark.parametrize("damage", ["truncated", "a byte changed", "empty", "not a pickle", "another key's"])
@@ -335,6 +349,29 @@ def test_an_entry_whose_result_is_damaged_after_its_summary_was_read_is_processe
     report = build(corpus, db)
     assert report.cached == 2  # b.txt's taken by its summary, its result made again when published
     assert store.load(path.stem) is None  # (made again, not saved: the entry's summary stood for it)
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+
+def test_an_entry_another_build_replaces_while_this_one_runs_is_not_published(tmp_path, monkeypatch):
+    """Between the summary a build takes of an entry and its publishing, a build of
+    another book sharing the cache replaces it (here: with its passages' search text
+    other): the chapter is processed again, and the database is the one built afresh."""
+    corpus = _written(tmp_path, BOOK)
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    _edit(corpus / "a.txt", "cinq cartes,", "cinq cartes ,")  # the database written again
+    taken = ChapterCache.summary
+
+    def summary_then_replaced(store, key):
+        read = taken(store, key)
+        result = store.load(key)
+        if result is not None and result.source_file == "b.txt":
+            store.save(key, replace(result, search=tuple("autre" for _ in result.search)))
+        return read
+
+    monkeypatch.setattr(ChapterCache, "summary", summary_then_replaced)
+    assert build(corpus, db).cached == 2
+    monkeypatch.setattr(ChapterCache, "summary", taken)
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
 
@@ -506,7 +543,7 @@ def test_the_database_is_written_a_chapter_at_a_time_each_read_back_from_its_ent
 
     # every entry gone once the chapters are processed: each chapter is processed again to be written
     processed: list[str] = []
-    monkeypatch.setattr(ChapterCache, "load", lambda self, key: None)
+    monkeypatch.setattr(ChapterCache, "load", lambda self, key, stamp=None: None)
     real_work = pipeline_build.work_chapter
     monkeypatch.setattr(pipeline_build, "work_chapter", lambda raw, res: processed.append(raw.source_file) or real_work(raw, res))
     report = build(corpus, db, full=True)
