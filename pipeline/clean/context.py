@@ -419,6 +419,10 @@ class ContextReader:
         ('par tie' → 'partie', 'car tes' → 'cartes'), at the cost of what
         parts them (a space, a lost line end's hyphen; specks of debris at the channel's
         price) and of the confusions that explain the print. Memoised."""
+        if not self._joined.get((a, b), True) and not _speck(between):
+            # nothing they may make run together (known already: it depends on them alone), and no speck
+            # between whose blot could hide letters: no sentence decides otherwise, nothing of the book read
+            return None
         return remembered(self._decided, ("join", a, b, prev, nxt, sentence_start, between), self._join,
                           self.views, a, b, prev, nxt, sentence_start, between)
 
@@ -432,7 +436,7 @@ class ContextReader:
         if cands is _UNSEEN:  # what a and b may be run together depends on them alone, not on the sentence
             cands = self._joined[key] = self._joined_candidates(a, b)
         model = self.corrector.model
-        speck = not (between.strip() in ("", "-") or between.endswith(" "))
+        speck = _speck(between)
         st, sg = self.settings, self.segmentation
         gap = model.debris_deletion * len(between) if speck else sg.space
         gaps = dict.fromkeys(cands, gap)
@@ -552,13 +556,13 @@ class ContextReader:
         """A printed word as two, when the sentence calls for them ('depeu' → 'de peu',
         'dune' → 'd'une'), at the cost of the space (or apostrophe) and of a change of
         accents. Memoised."""
+        if len(w) < 3 or not w.isalpha() or w.isupper() or (w[0].isupper() and not sentence_start):
+            return None  # (a third of the words: not worth a memo's entry)
         return remembered(self._decided, ("split", w, prev, nxt, sentence_start), self._split, self.views,
                           w, prev, nxt, sentence_start)
 
     def _split(self, w: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         st, sg = self.settings, self.segmentation
-        if len(w) < 3 or not w.isalpha() or w.isupper() or (w[0].isupper() and not sentence_start):
-            return None
         lower = w.lower()
         readings = self._split_readings.get(lower)
         if readings is None:  # what the word may be parted into depends on it alone, not on the sentence
@@ -643,6 +647,12 @@ _ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare t
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _SHARED: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _speck(between: str) -> bool:
+    """Whether what parts two printed words is a speck of debris, not a space or a
+    line end's hyphen."""
+    return not (between.strip() in ("", "-") or between.endswith(" "))
 
 
 def _edits1(word: str) -> set[str]:
