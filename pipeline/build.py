@@ -462,7 +462,7 @@ class _Held:
 
     source_file: str
     key: str | None
-    stamp: str | None = None  # of the entry's summary, as this build took it or wrote it (``ChapterCache.load``)
+    stamp: str | None = None  # of its entry, as this build took it or wrote it (``ChapterCache.load``)
     error: str | None = None  # why it has no result
     info: ChapterInfo | None = None
     shape: str = ""

@@ -24,8 +24,9 @@ entries it takes from the cache until it publishes them, and the rest of the res
 One that is truncated, altered, of another format or key, or that cannot be read is
 made again, never used; so is one replaced between the summary a build took and its
 publishing (the header's digests, its stamp, differ: a build of another book sharing
-the folder cleaned the same chapter with other counts). (A pickle runs code when read: the cache is trusted as the build folder
-is, as the database and the stubs written beside it are.)
+the folder cleaned the same chapter with other counts). (A pickle runs code when
+read: the cache is trusted as the build folder is, as the database and the stubs
+written beside it are.)
 """
 
 from __future__ import annotations
@@ -101,9 +102,9 @@ class ChapterCache:
 
     def load(self, key: str, stamp: str | None = None) -> ChapterResult | None:
         """The entry of this key, if there is one and it is whole and this key's; with
-        a ``stamp``, only if its summary is still the one ``summary`` read or ``save``
-        wrote (a build sharing the folder may have replaced it since, with a result of
-        the same chapter made with another book's counts)."""
+        a ``stamp``, only if the entry is still the one whose summary ``summary`` read
+        or that ``save`` wrote (a build sharing the folder may have replaced it since,
+        with the same chapter cleaned with another book's counts)."""
         from .build import ChapterResult, ChapterSummary
 
         read = self._read(self._path(key), key, 2)
