@@ -20,11 +20,12 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .files import alive, uncollected
+from .files import remove_stale_of, uncollected, write_whole
 
 FORMAT = b"academie derived 1\n"
 # entries kept of each name: those of the few venvs or copies of the project in use at once
@@ -89,10 +90,7 @@ def save(name: str, key: str, value: Any) -> None:
     path = _path(name, key)
     try:
         payload = marshal.dumps(value)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        tmp.write_bytes(FORMAT + key.encode() + b"\n" + hashlib.blake2b(payload).hexdigest().encode() + b"\n" + payload)
-        os.replace(tmp, path)
+        write_whole(path, FORMAT + key.encode() + b"\n" + hashlib.blake2b(payload).hexdigest().encode() + b"\n" + payload)
     except (OSError, ValueError):
         return
     prune(name, ".marshal")
@@ -112,20 +110,14 @@ def prune(name: str, suffix: str, keep: int = KEEP) -> list[Path]:
     died was writing; the paths removed. A process reading one as it goes reads it
     whole (the file lives while open); one that asks for it later derives it again."""
     folder = cache_dir()
-    entries, removed = [], []
+    entry = re.compile(rf"{re.escape(name)}-[^-]*{re.escape(suffix)}")
     try:
-        for path in folder.iterdir():
-            file = path.name
-            if file.startswith(f"{name}-") and file.endswith(suffix) and "-" not in file[len(name) + 1:-len(suffix)]:
-                entries.append((path.stat().st_mtime_ns, file, path))
-            elif file.startswith(f".{name}-") and ".tmp-" in file:
-                pid = file.rpartition("-")[2]
-                if pid.isdigit() and not alive(int(pid)):
-                    path.unlink(missing_ok=True)
-                    removed.append(path)
+        removed = remove_stale_of(folder, entry.pattern)
+        entries = sorted(((p.stat().st_mtime_ns, p) for p in folder.iterdir() if entry.fullmatch(p.name)),
+                         reverse=True)
     except OSError:
-        return removed
-    for _, _, path in sorted(entries, reverse=True)[keep:]:
+        return []
+    for _, path in entries[keep:]:
         try:
             path.unlink(missing_ok=True)
             removed.append(path)

@@ -48,9 +48,15 @@ def uncollected(lasting: bool = False) -> Iterator[None]:
 
 def remove_stale(target: Path) -> list[Path]:
     """Remove the temporary files and folders of ``target`` whose writer is dead."""
+    return remove_stale_of(target.parent, re.escape(target.name))
+
+
+def remove_stale_of(folder: Path, names: str) -> list[Path]:
+    """Remove the temporary files and folders whose writer is dead of every target in
+    ``folder`` whose name ``names`` (a regular expression) matches whole."""
     removed = []
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.(?:tmp|old)-(\d+)")
-    for leftover in target.parent.glob(f".{target.name}.*-*"):
+    pattern = re.compile(rf"\.(?:{names})\.(?:tmp|old)-(\d+)")
+    for leftover in folder.glob(".*-*"):
         m = pattern.fullmatch(leftover.name)
         if m and not alive(int(m.group(1))):
             if leftover.is_dir() and not leftover.is_symlink():

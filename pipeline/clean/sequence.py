@@ -54,6 +54,7 @@ import regex
 
 from .. import derived
 from .. import memos
+from ..files import temporary
 from ..resources import _OPEN, Consulted, looked_up
 from .settings import CleanSettings, SequenceSettings
 
@@ -188,7 +189,7 @@ class Counts:
         return cls(words, unigrams, keys.astype(np.int64), counts.astype(np.uint32))
 
     def save(self, path: Path) -> None:
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")  # (a dead writer's removed: derived.prune)
+        tmp = temporary(path)  # (a dead writer's removed: derived.prune)
         with open(tmp, "wb") as f:
             np.savez(f, words=np.frombuffer("\n".join(self.words).encode("utf-8"), dtype=np.uint8),
                      unigrams=self.unigrams, pairs=self.pairs, pair_counts=self.pair_counts)
