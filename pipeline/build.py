@@ -37,7 +37,7 @@ from .publish.write import Writer
 from .publish.search import passages_search_text
 from .records import (BuildReport, BuiltChapter, ChapterInfo, CheckRecord, Diagnostic, Game, Header, InputError,
                       RawChapter, Segmented)
-from .resources import Consulted, Evidence, Reads, Resources, Views
+from .resources import Consulted, Evidence, Reads, Resources, Views, tree_holds, tree_reads
 from .segment.citations import assign_citations, chapter_citations
 
 Progress = Callable[[str], None]
@@ -234,10 +234,13 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
         if len(blocks) != len(entry.seg.layout.blocks) or not holds(before, were_top):
             continue
         # (the layout's blocks as the clean stage left them: no later stage replaces them)
+        judged: dict[int, bool] = {}
         out[name] = known = KnownBlocks(context, {k: (*KnownBlocks.relative(b), reads)
                                                   for (k, reads), b in zip(blocks, entry.seg.layout.blocks)
-                                                  if holds(reads, were_top)})
-        reads_kept += sum(len(keys) for *_, reads in known.blocks.values() for _, keys in reads)
+                                                  if tree_holds(reads, lambda r: holds(r, were_top), judged)})
+        seen: set[int] = set()
+        reads_kept += sum(len(keys) for *_, tree in known.blocks.values()
+                          for reads in tree_reads(tree, seen) for _, keys in reads)
     return out
 
 

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Collection, TypeVar
+from typing import Callable, Collection, Iterator, TypeVar
 
 from . import data
 from .decisions import proof_file
@@ -71,11 +71,22 @@ class Vocabulary:
         )
 
 
-# the reads of each memoised computation under way (``remembered``), innermost last:
-# the keys read of each mapping, by its name (``Reads``); one stack for the process, so
-# computations that note their reads take turns (a read of another thread's noted too
-# would make a chapter's evidence larger, never wrong)
-_OPEN: list[defaultdict[str, set]] = []
+class Frame(defaultdict):
+    """What a memoised computation under way (``noted``) has read: the keys it read
+    itself of each mapping, by its name, and the decisions it took from a memo
+    (``taken``), whose reads it holds by reference: a decision taken a hundred times
+    is one entry, where its keys were once copied into each computation around it at
+    each take (2% of a build's cleaning's instructions, bench/README.md)."""
+
+    def __init__(self):
+        super().__init__(set)
+        self.taken: list[Noted] = []
+
+
+# the reads of each memoised computation under way (``remembered``), innermost last;
+# one stack for the process, so computations that note their reads take turns (a read
+# of another thread's noted too would make a chapter's evidence larger, never wrong)
+_OPEN: list[Frame] = []
 _NOTING = threading.RLock()
 
 # What a computation read of the book's mappings: (the mapping's name, the keys read
@@ -84,6 +95,9 @@ _NOTING = threading.RLock()
 # hashed again into the sets of the computations around it and into the memo's; by
 # mapping, a read is its key, whose hash a string keeps (bench/README.md: recording.py).
 Reads = tuple[tuple[str, tuple], ...]
+# A decision's reads as the cache keeps them: its own, and those of the decisions it
+# took from a memo, each such tree once (marshal writes a shared tuple once too).
+ReadsTree = tuple  # (Reads, tuple[ReadsTree, ...])
 
 
 class Consulted:
@@ -188,53 +202,69 @@ class Views(dict):
         super().__init__()
         self.serial = next(self._serials)
         # what the clean stage read, paragraph by paragraph (``clean.clean``): (its key,
-        # its ``Reads``); and the key of the chapter's context with what was read
-        # before the first paragraph (``Reads`` too)
-        self.blocks: list[tuple[str, Reads]] = []
+        # its ``ReadsTree``); and the key of the chapter's context with what was read
+        # before the first paragraph (``Reads``)
+        self.blocks: list[tuple[str, ReadsTree]] = []
         self.context: tuple[str, Reads] | None = None
         self.kept = 0  # paragraphs taken as the last build cleaned them
 
 
 class Noted:
-    """A decision kept for the book (``noted``): its value, what it read of the book's
-    counts (``Reads``: the keys read of each mapping, by its name), and the chapter's
+    """A decision kept for the book (``noted``): its value, what it read itself of the
+    book's counts (``Reads``: the keys read of each mapping, by its name), the decisions
+    it took from a memo (``parts``, whose reads are also its own), and the chapter's
     views it was last recorded in."""
 
-    __slots__ = ("value", "reads", "into")
+    __slots__ = ("value", "reads", "parts", "into", "_tree")
 
-    def __init__(self, value, reads: tuple, into: int | None):
-        self.value, self.reads, self.into = value, reads, into
+    def __init__(self, value, reads: Reads, parts: tuple, into: int | None):
+        self.value, self.reads, self.parts, self.into = value, reads, parts, into
+        self._tree: ReadsTree | None = None
+
+    def tree(self) -> ReadsTree:
+        """Its reads and its parts', as nested tuples (a part's the same tuple wherever
+        it is a part: made once)."""
+        if self._tree is None:
+            self._tree = (self.reads, tuple(p.tree() for p in self.parts))
+        return self._tree
 
 
 def noted(compute: Callable[..., T], views: dict | None, *args) -> Noted:
     """``compute(*args)`` and what it read of the book's counts (nothing without
     ``views``), for ``replayed``."""
     if views is None:
-        return Noted(compute(*args), (), None)
+        return Noted(compute(*args), (), (), None)
     with _NOTING:
-        _OPEN.append(defaultdict(set))
+        _OPEN.append(Frame())
         try:
             value = compute(*args)
         finally:
-            reads = _OPEN.pop()
-    return Noted(value, tuple((name, tuple(keys)) for name, keys in reads.items() if keys),
-                 getattr(views, "serial", None))
+            frame = _OPEN.pop()
+    return Noted(value, tuple((name, tuple(keys)) for name, keys in frame.items() if keys),
+                 tuple(dict.fromkeys(frame.taken)), getattr(views, "serial", None))
 
 
 def replayed(entry: Noted, views: dict | None):
     """The value of a ``noted`` decision, what it read read again through ``views``
     (recorded there, unless it was already, and in the computation under way)."""
-    reads = entry.reads
-    if reads:
+    if entry.reads or entry.parts:
         if _OPEN:
-            top = _OPEN[-1]
-            for name, keys in reads:
-                top[name].update(keys)
+            _OPEN[-1].taken.append(entry)
         serial = getattr(views, "serial", None)
         if serial is None or entry.into != serial:
-            read_again(reads, views)  # type: ignore[arg-type]
-            entry.into = serial
+            _read_again_noted(entry, views, serial)  # type: ignore[arg-type]
     return entry.value
+
+
+def _read_again_noted(entry: Noted, views: dict, serial: int | None) -> None:
+    """A decision's reads and its parts' made again through ``views``, each decision's
+    once for views that have a number."""
+    todo = [entry]
+    while todo:
+        e = todo.pop()
+        read_again(e.reads, views)
+        e.into = serial
+        todo.extend(p for p in e.parts if serial is None or p.into != serial)
 
 
 def read_again(reads: Reads, views: dict) -> None:
@@ -246,6 +276,36 @@ def read_again(reads: Reads, views: dict) -> None:
             view.note_top()
             keys = [k for k in keys if k != Consulted.TOP]
         view.read.update(zip(keys, map(view._mapping.get, keys)))  # (in C: a decision reads hundreds)
+
+
+def tree_reads(tree: ReadsTree, seen: set | None = None) -> Iterator[Reads]:
+    """The ``Reads`` of each node of a tree (``Noted.tree``), a node met again (the
+    same tuple, in ``seen``) skipped."""
+    seen = set() if seen is None else seen
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node[0]
+        todo.extend(node[1])
+
+
+def tree_holds(tree: ReadsTree, holds: Callable[[Reads], bool], judged: dict[int, bool]) -> bool:
+    """Whether ``holds`` of each node of a tree, each node judged once with its
+    parts for the trees that share it (``judged``, by the node's identity: the trees
+    must be kept while it is)."""
+    ok = judged.get(id(tree))
+    if ok is None:
+        ok = judged[id(tree)] = holds(tree[0]) and all(tree_holds(p, holds, judged) for p in tree[1])
+    return ok
+
+
+def read_again_tree(tree: ReadsTree, views: dict) -> None:
+    """``read_again`` of every read of a tree."""
+    for reads in tree_reads(tree):
+        read_again(reads, views)
 
 
 class Evidence:

@@ -612,6 +612,62 @@ def test_a_decision_another_chapter_made_is_recorded_as_read_by_this_one():
     assert fourth["counts"].read == {"piquet": 3, "rien": None, "jeu": 7} and len(made) == 1
 
 
+def test_a_decision_taken_inside_another_is_held_by_reference_and_read_once_a_chapter():
+    """A decision taken from the memo inside another computation is one of its
+    ``parts``: its keys are not copied into the other's reads, its tree is in the
+    other's (the same tuple), and a chapter that takes both reads each key once."""
+    from pipeline.resources import noted, read_again_tree, remembered, tree_reads
+
+    book = {"piquet": 3, "de": 40, "jeu": 7}
+    memo: dict = {}
+    first = Views()
+    first["counts"] = Consulted(book, "counts")
+
+    def inner():
+        return remembered(memo, "inner", lambda: first["counts"].get("piquet", 0), first)
+
+    inner()
+    outer = noted(lambda: inner() + inner() + first["counts"].get("jeu", 0), first)
+    assert outer.value == 13
+    assert outer.reads == (("counts", ("jeu",)),)  # its own read alone
+    assert outer.parts == (memo["inner"],)  # taken twice, held once
+    tree = outer.tree()
+    assert tree[1][0] is memo["inner"].tree()
+    assert list(tree_reads(tree)) == [(("counts", ("jeu",)),), (("counts", ("piquet",)),)]
+    # another chapter taking the outer decision reads the inner's keys too, each once
+    memo["outer"] = outer
+    second = Views()
+    second["counts"] = Consulted(book, "counts")
+    assert remembered(memo, "outer", lambda: 0, second) == 13
+    assert second["counts"].read == {"jeu": 7, "piquet": 3}
+    assert memo["inner"].into == second.serial  # read with the outer: not read again when taken alone
+    third = {"counts": Consulted(book, "counts")}
+    read_again_tree(tree, third)  # (a paragraph taken as the last build cleaned it)
+    assert third["counts"].read == {"jeu": 7, "piquet": 3}
+
+
+def test_a_decision_shared_by_two_paragraphs_is_judged_once_and_fails_both():
+    """``tree_holds``: a node two paragraphs' trees share (a decision both took) is
+    judged once for both, and where it no longer holds, neither paragraph does."""
+    from pipeline.resources import tree_holds
+
+    shared = ((("counts", ("piquet",)),), ())
+    one = ((("counts", ("de",)),), (shared,))
+    two = ((("counts", ("jeu",)),), (shared,))
+    alone = ((("counts", ("jeu",)),), ())
+    asked = []
+
+    def holds(reads):
+        asked.append(reads)
+        return all("piquet" not in keys for _, keys in reads)  # 'piquet''s count changed
+
+    judged: dict = {}
+    assert [tree_holds(t, holds, judged) for t in (one, two, alone)] == [False, False, True]
+    assert asked.count(shared[0]) == 1
+    asked.clear()
+    assert tree_holds(one, lambda reads: True, {}) and len(asked) == 0
+
+
 def test_a_chapter_records_what_it_would_read_deciding_alone(tmp_path):
     """The decisions of the correction engine and of the sentence are the book's, made
     once for its chapters: each chapter's evidence is what it reads when it decides

@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ..files import uncollected
 from ..records import Block, Layout
-from ..resources import Resources, Views, noted, read_again
+from ..resources import Resources, Views, noted, read_again_tree
 from ..text import Correction, Edit, MappedText, Piece
 from .book import chapter_context
 from .correct import OcrConfidence
@@ -199,11 +199,11 @@ def _noted_block(b: Block, ctx: CleanContext, known: KnownBlocks | None, views: 
         pieces, suggestions, reads = hit
         text = MappedText(b.text.raw, _moved(pieces, b.text.raw_start))
         suggestions = _moved(suggestions, b.text.raw_start, "start", "end")
-        read_again(reads, views)
+        read_again_tree(reads, views)
         views.kept += 1
     else:
         entry = noted(lambda: clean_text(b.text, ctx), views)
-        text, suggestions, reads = entry.value, tuple(ctx.suggestions), entry.reads
+        text, suggestions, reads = entry.value, tuple(ctx.suggestions), entry.tree()
     views.blocks.append((key, reads))
     return text, suggestions
 
