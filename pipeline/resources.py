@@ -247,7 +247,8 @@ def noted(compute: Callable[..., T], views: dict | None, *args) -> Noted:
 def replayed(entry: Noted, views: dict | None):
     """The value of a ``noted`` decision, what it read read again through ``views``
     (recorded there, unless it was already, and in the computation under way)."""
-    if entry.reads or entry.parts:
+    # (a decision made without views read nothing: the memos of those with and without are apart)
+    if views is not None and (entry.reads or entry.parts):
         if _OPEN:
             _OPEN[-1].taken.append(entry)
         serial = getattr(views, "serial", None)
