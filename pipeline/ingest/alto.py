@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from functools import lru_cache
 from pathlib import Path
 
 import regex
-from lxml import etree
 
 from ..records import AltoBlock, AltoChapter, AltoLine, AltoPage, AltoWord, InputError, RawChapter
 
@@ -31,7 +31,6 @@ AREAS = ("TopMargin", "PrintSpace", "LeftMargin", "RightMargin", "BottomMargin")
 # an ALTO page is mostly markup (coordinates, polygons, ids): some 10 to 50 bytes of
 # XML per character of text, so a chapter's XML may be this many times a text chapter
 MARKUP_FACTOR = 50
-_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
 _LINE_BREAKS = regex.compile(r"[\r\n\t\f\v\u2028\u2029]")
 
 
@@ -97,10 +96,21 @@ def alto_chapter(files: list[tuple[str, bytes]], name: str) -> RawChapter:
     )
 
 
+@lru_cache(maxsize=1)
+def _parser():
+    """The XML parser, made (and lxml imported, some 25 ms) only when an ALTO file is
+    read: a text chapter's reading and ``academie clean`` need neither."""
+    from lxml import etree
+
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+
+
 def _parse(data: bytes, name: str, label: str | None):
+    from lxml import etree
+
     where = f"{label}: " if label else ""
     try:
-        root = etree.fromstring(data, _PARSER)
+        root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
         at = "" if "line" in exc.msg else f" (line {exc.lineno})"
         raise InputError(name, f"{where}malformed XML: {exc.msg}{at}") from None
@@ -116,6 +126,8 @@ def _parse(data: bytes, name: str, label: str | None):
 
 
 def _q(root, tag: str) -> str:
+    from lxml import etree
+
     ns = etree.QName(root).namespace
     return f"{{{ns}}}{tag}" if ns else tag
 
