@@ -86,7 +86,12 @@ def _dask(raws: list[RawChapter], res: Resources, jobs: int, scheduler: str | No
             # sent once to every worker, which keeps it (and what it loads) for all its chapters
             shared = client.scatter(res.for_workers([r.source_file for r in raws]), broadcast=True)
             futures = client.map(work_chapter, raws, res=shared, pure=False)
-            for _, result in as_completed(futures, with_results=True):
+            done = as_completed(futures, with_results=True)
+            # a result stays on its worker while a future of it is held: the list held every
+            # one to the end, and a worker's memory grew with the chapters it had processed
+            # (1.55 GB for a worker of the ten-book library, against 0.8 GB for all in one process)
+            del futures
+            for _, result in done:
                 yield result
     finally:
         if cluster is not None:

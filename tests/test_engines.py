@@ -3,6 +3,8 @@ a Dask cluster: the same database as the build in one process, table by table.""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from pipeline.build import build
@@ -47,3 +49,36 @@ def test_two_processes_rebuild_the_chapters_changed_as_one_builds_them_afresh(tm
     assert "start-up: spaCy" not in again.times  # no worker loaded the model
     build(corpus, tmp_path / "afresh" / "academie.db", res=Resources(corpus), full=True)
     assert_same_database(db, tmp_path / "afresh" / "academie.db")
+
+
+def _results_held(dask_scheduler) -> int:
+    """The chapters' results a Dask scheduler's workers hold in memory (not the resources scattered to them)."""
+    return sum(ts.state == "memory" for key, ts in dask_scheduler.tasks.items() if str(key).startswith("work_chapter"))
+
+
+@pytest.mark.slow  # starts a Dask cluster: a scheduler and two worker processes
+def test_a_dask_worker_lets_each_result_go_once_the_client_has_it():
+    """A result stays in its worker's memory while the client holds a future of it:
+    each is let go once received, so a worker's memory does not grow with the chapters
+    it has processed (the ten-book library's workers held 1.55 GB each, against 0.65)."""
+    pytest.importorskip("dask.distributed")
+    from distributed import default_client
+
+    from pipeline.corpus import chapter_files
+    from pipeline.engines import run_chapters
+    from pipeline.ingest import ingest
+
+    raws = [ingest(f) for f in chapter_files(CORPUS)]
+    held = []
+    for k, _ in enumerate(run_chapters(raws, Resources(CORPUS), jobs=2, engine="dask"), 1):
+        if k < len(raws):
+            continue
+        client = default_client()
+        deadline = time.monotonic() + 20  # (a future let go is released by a message to the scheduler)
+        while True:
+            held.append(client.run_on_scheduler(_results_held))
+            if held[-1] <= 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    # every result the build has taken is let go, but the one it is taking
+    assert held[-1] <= 1, held
