@@ -378,13 +378,14 @@ def main() -> int:
     throughput = full["chars"] / (full["wall"] - full["startup"]) / 1000
     speedup_j2 = full["wall"] / j2["wall"]
     speedup_dask = libraries[biggest]["wall"] / dask["wall"]
-    peak = max(m["peak_mb"] for m in libraries.values())
+    # (a build on Dask too: its largest process, the client or a worker, is held to the same bound)
+    peak = max(m["peak_mb"] for m in (*libraries.values(), dask))
     print_targets((
         ("throughput after start-up, one core", f"{throughput:.0f} kB/s", f"≥ {TARGET_KBPS:.0f} kB/s", throughput >= TARGET_KBPS),
         ("-j 2 against -j 1", f"{speedup_j2:.2f}×", f"≥ {TARGET_J2}×", speedup_j2 >= TARGET_J2),
         (f"Dask ×2 against one process ({biggest} books)", f"{speedup_dask:.2f}×", f"≥ {TARGET_DASK}×", speedup_dask >= TARGET_DASK),
         *incremental,
-        (f"peak memory, library of {biggest} books", f"{peak:.0f} MB", f"< {TARGET_PEAK_MB:.0f} MB", peak < TARGET_PEAK_MB),
+        (f"peak memory, library of {biggest} books (one process or Dask)", f"{peak:.0f} MB", f"< {TARGET_PEAK_MB:.0f} MB", peak < TARGET_PEAK_MB),
         *room_targets(latency),
     ))
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
