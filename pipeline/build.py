@@ -234,10 +234,14 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
         if len(blocks) != len(entry.seg.layout.blocks) or not holds(before, were_top):
             continue
         # (the layout's blocks as the clean stage left them: no later stage replaces them)
-        judged: dict[int, bool] = {}
+        judged: dict[int, bool] = {}  # each decision's reads, judged once for the chapter's paragraphs
+
+        def holds_here(reads: Reads, were_top: dict = were_top) -> bool:
+            return holds(reads, were_top)
+
         out[name] = known = KnownBlocks(context, {k: (*KnownBlocks.relative(b), reads)
                                                   for (k, reads), b in zip(blocks, entry.seg.layout.blocks)
-                                                  if tree_holds(reads, lambda r: holds(r, were_top), judged)})
+                                                  if tree_holds(reads, holds_here, judged)})
         seen: set[int] = set()
         reads_kept += sum(len(keys) for *_, tree in known.blocks.values()
                           for reads in tree_reads(tree, seen) for _, keys in reads)
