@@ -49,20 +49,22 @@ def test_the_littre_s_french_without_its_authors_etymologies_and_old_french(made
 def test_counts_are_derived_once_and_read_back_from_the_cache(made_up_littre, tmp_path, monkeypatch):
     monkeypatch.setenv("ACADEMIE_CACHE", str(tmp_path / "cache"))
     first = littre_counts(made_up_littre)
-    [cached] = (tmp_path / "cache").glob("littre-bigrams-*.npz")
+    [cached] = (tmp_path / "cache").glob("littre-bigrams-*.counts")
     calls = []
     derive = sequence.littre_text
     monkeypatch.setattr(sequence, "littre_text", lambda path: calls.append(path) or derive(path))
     again = littre_counts(made_up_littre)
     assert calls == []  # read from the cache, not derived again
-    assert again.words == first.words and (again.pair_counts == first.pair_counts).all()
+    assert again.words == first.words
+    assert (list(again.unigrams), list(again.pairs), list(again.pair_counts)) == (
+        list(first.unigrams), list(first.pairs), list(first.pair_counts))
     model = SequenceModel(again, CleanSettings.default().sequence, lambda w: 0.0)
     assert (model.pair("cette", "carte"), model.pair("celle", "carte"), model.pair("celle", "qui")) == (2, 0, 1)
     # another source file (another version of the package) is another cache entry
     made_up_littre.write_bytes(gzip.compress("Cette carte.".encode()))
     assert littre_counts(made_up_littre).words == ["cette", "carte", "."]
     assert calls == [made_up_littre]
-    assert len(list((tmp_path / "cache").glob("littre-bigrams-*.npz"))) == 2
+    assert len(list((tmp_path / "cache").glob("littre-bigrams-*.counts"))) == 2
 
 
 def test_no_littre_installed_leaves_the_book_and_french_frequencies(tmp_path):
@@ -351,3 +353,43 @@ def test_the_compiled_pairs_of_words_are_the_expression_s():
     for _ in range(30_000):
         text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 16)))
         assert steps._compiled_pairs(text) == expected(text), text
+
+
+def test_the_compiled_sums_and_followers_are_numpy_s(monkeypatch):
+    """c(v) and N(v •) of every word, summed in C (``_pairs.first_sums``), are numpy's
+    ``bincount``'s; a word's followers (``_pairs.followers``) are those numpy's stable
+    sort keeps, the commonest ``most`` in the pairs' order, of equal counts the first,
+    and the same without the compiled module."""
+    import numpy as np
+
+    assert sequence._pairs is not None, "the compiled search was not built: run make install (a C compiler is needed)"
+    # 'de' is followed by six words: 'la' thrice, 'le', 'mon', 'sa' and 'ta' twice each (a tie
+    # across the cut at four), 'un' once
+    counts = Counts.of(tokens("de la carte. de la couleur. de la main. de le jeu. de le pli. de mon jeu. "
+                              "de mon pli. de sa carte. de sa main. de ta carte. de ta main. de un as."))
+    n = len(counts.words)
+    first = np.frombuffer(counts.pairs, dtype=np.int64) >> sequence._SHIFT
+    history, followers = sequence._pairs.first_sums(counts.pairs, counts.pair_counts, sequence._SHIFT, n)
+    assert history == np.bincount(first, weights=np.frombuffer(counts.pair_counts, dtype=np.uint32), minlength=n).tolist()
+    assert followers == np.bincount(first, minlength=n).tolist()
+    assert all(type(x) is float for x in history) and history[counts.words.index("de")] == 12.0
+
+    def numpy_followers(v, most, min_count=2):
+        i = counts.words.index(v)
+        pairs, pc = np.frombuffer(counts.pairs, dtype=np.int64), np.frombuffer(counts.pair_counts, dtype=np.uint32)
+        lo, hi = pairs.searchsorted([i << sequence._SHIFT, (i + 1) << sequence._SHIFT])
+        keep = pc[lo:hi] >= min_count
+        if most is not None and int(keep.sum()) > most:
+            keep = np.zeros(hi - lo, bool)
+            keep[np.argsort(-pc[lo:hi].astype(np.int64), kind="stable")[:most]] = True
+        return [counts.words[k] for k in (pairs[lo:hi][keep] & ((1 << sequence._SHIFT) - 1)).tolist()]
+
+    settings = CleanSettings.default().sequence
+    for v, most in [("de", None), ("de", 4), ("de", 2), ("de", 1), ("de", 5), ("la", 1), ("un", 3), (".", 2)]:
+        expected = numpy_followers(v, most)
+        assert SequenceModel(counts, settings, lambda w: 0.0).followers_of(v, most) == expected, (v, most)
+        with monkeypatch.context() as m:
+            m.setattr(sequence, "_pairs", None)
+            assert SequenceModel(counts, settings, lambda w: 0.0).followers_of(v, most) == expected, (v, most)
+    assert numpy_followers("de", None) == ["la", "le", "mon", "sa", "ta"]
+    assert numpy_followers("de", 4) == ["la", "le", "mon", "sa"]  # 'ta' as common as 'sa', listed after it

@@ -6,6 +6,7 @@
 # one by one in C, they cost less than numpy's set-up of one search for all of them.
 from libc.math cimport log10
 from libc.stdint cimport int64_t, uint32_t
+from libc.stdlib cimport calloc, free, malloc, qsort
 
 
 def fill(dict memo, const int64_t[::1] pairs, const uint32_t[::1] counts, list keys):
@@ -47,6 +48,77 @@ cdef Py_ssize_t _first_at_least(const int64_t[::1] pairs, Py_ssize_t lo, Py_ssiz
         else:
             hi = mid
     return lo
+
+
+def first_sums(const int64_t[::1] pairs, const uint32_t[::1] counts, int shift, Py_ssize_t n):
+    """(history, followers): for each word id below n, the sum of the counts of the
+    pairs it begins, as a float (numpy's ``bincount`` with weights: the same sums, each
+    exact), and their number (``SequenceModel``'s c(v) and N(v •))."""
+    cdef double *sums = <double *> calloc(n if n else 1, sizeof(double))
+    cdef int64_t *numbers = <int64_t *> calloc(n if n else 1, sizeof(int64_t))
+    cdef Py_ssize_t k, first
+    if sums == NULL or numbers == NULL:
+        free(sums)
+        free(numbers)
+        raise MemoryError()
+    try:
+        for k in range(pairs.shape[0]):
+            first = <Py_ssize_t> (pairs[k] >> shift)
+            if first < n:
+                sums[first] += <double> counts[k]
+                numbers[first] += 1
+        return [sums[k] for k in range(n)], [numbers[k] for k in range(n)]
+    finally:
+        free(sums)
+        free(numbers)
+
+
+cdef struct _Ranked:
+    uint32_t count
+    Py_ssize_t at
+
+
+cdef int _commonest_first(const void *a, const void *b) noexcept nogil:
+    cdef const _Ranked *x = <const _Ranked *> a
+    cdef const _Ranked *y = <const _Ranked *> b
+    if x.count != y.count:
+        return -1 if x.count > y.count else 1
+    return -1 if x.at < y.at else (1 if x.at > y.at else 0)
+
+
+cdef int _in_order(const void *a, const void *b) noexcept nogil:
+    cdef const _Ranked *x = <const _Ranked *> a
+    cdef const _Ranked *y = <const _Ranked *> b
+    return -1 if x.at < y.at else (1 if x.at > y.at else 0)
+
+
+def followers(const int64_t[::1] pairs, const uint32_t[::1] counts, int shift, int64_t i, uint32_t min_count,
+              object most):
+    """The ids of the words seen after word i at least ``min_count`` times, in the
+    pairs' order; the ``most`` commonest of them if more (of equal counts, the first
+    in that order: numpy's stable sort, which ``SequenceModel.followers_of`` used)."""
+    cdef int64_t base = i << shift, mask = (<int64_t> 1 << shift) - 1
+    cdef Py_ssize_t lo = _first_at_least(pairs, 0, pairs.shape[0], base)
+    cdef Py_ssize_t hi = _first_at_least(pairs, lo, pairs.shape[0], base + (<int64_t> 1 << shift))
+    cdef Py_ssize_t k, kept = 0, limit
+    for k in range(lo, hi):
+        if counts[k] >= min_count:
+            kept += 1
+    if most is None or kept <= most:
+        return [pairs[k] & mask for k in range(lo, hi) if counts[k] >= min_count]
+    limit = most
+    cdef _Ranked *ranked = <_Ranked *> malloc((hi - lo) * sizeof(_Ranked))
+    if ranked == NULL:
+        raise MemoryError()
+    try:
+        for k in range(lo, hi):
+            ranked[k - lo].count = counts[k]
+            ranked[k - lo].at = k
+        qsort(ranked, hi - lo, sizeof(_Ranked), _commonest_first)
+        qsort(ranked, limit, sizeof(_Ranked), _in_order)
+        return [pairs[ranked[k].at] & mask for k in range(limit)]
+    finally:
+        free(ranked)
 
 
 def batch_after(list words, dict id_memo, object id_of, dict unigram_memo, object unigram,

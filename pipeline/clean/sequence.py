@@ -34,22 +34,26 @@ book's counts and wordfreq, and says so once.
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import hashlib
 import heapq
 import math
+import mmap
 import os
+import struct
 import warnings
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 import unicodedata
 
-import numpy as np
+from array import array
+
 import regex
 
 from .. import derived
@@ -59,7 +63,7 @@ from ..resources import _OPEN, Consulted, looked_up
 from .settings import CleanSettings, SequenceSettings
 
 
-FORMAT = 1  # the derivation's version: part of the cache key, raise it when the counts change
+FORMAT = 2  # the derivation's version and its file's: part of the cache key, raise it when either changes
 
 # what the model reads as a token: a word (with the apostrophe of an elision: "qu'",
 # "l'"), the ampersand, a number, a mark of punctuation
@@ -170,15 +174,20 @@ def littre_text(path: Path) -> str:
 
 @dataclass
 class Counts:
-    """Word and pair counts of a text, as arrays (what the cache holds)."""
+    """Word and pair counts of a text, as arrays of machine integers (``array`` or
+    ``memoryview``: what the cache holds, read in place)."""
 
     words: list[str]  # id → word
-    unigrams: np.ndarray  # id → count
-    pairs: np.ndarray  # sorted pair keys (first << _SHIFT | second)
-    pair_counts: np.ndarray
+    unigrams: Sequence[int]  # id → count (uint32)
+    pairs: Sequence[int]  # sorted pair keys (first << _SHIFT | second; int64)
+    pair_counts: Sequence[int]  # (uint32)
 
     @classmethod
     def of(cls, toks: list[str]) -> "Counts":
+        # (numpy for the derivation alone: a process that reads the counts, every clean,
+        # does not import it, a tenth of a second)
+        import numpy as np
+
         ids: dict[str, int] = {}
         seq = np.fromiter((ids.setdefault(t, len(ids)) for t in toks), dtype=np.int64, count=len(toks))
         words = list(ids)
@@ -186,20 +195,48 @@ class Counts:
             raise ValueError(f"{len(words)} different tokens: more than the model's {1 << _SHIFT}")
         unigrams = np.bincount(seq, minlength=len(words)).astype(np.uint32)
         keys, counts = np.unique((seq[:-1] << _SHIFT) | seq[1:], return_counts=True)
-        return cls(words, unigrams, keys.astype(np.int64), counts.astype(np.uint32))
+        return cls(words, array("I", unigrams.tobytes()), array("q", keys.astype(np.int64).tobytes()),
+                   array("I", counts.astype(np.uint32).tobytes()))
 
     def save(self, path: Path) -> None:
+        """The counts in one file: ``_COUNTS_HEAD`` (its magic, then the number of
+        pairs, of words and the bytes of their text), the pairs, their counts, the
+        words' counts, the words (UTF-8, a line each); the pairs first, at an offset a
+        multiple of 8, so each array is read in place, aligned (``load``)."""
+        words = "\n".join(self.words).encode("utf-8")
         tmp = temporary(path)  # (a dead writer's removed: derived.prune)
         with open(tmp, "wb") as f:
-            np.savez(f, words=np.frombuffer("\n".join(self.words).encode("utf-8"), dtype=np.uint8),
-                     unigrams=self.unigrams, pairs=self.pairs, pair_counts=self.pair_counts)
+            f.write(struct.pack(_COUNTS_HEAD, _COUNTS_MAGIC, len(self.pairs), len(self.words), len(words)))
+            for part, code in ((self.pairs, "q"), (self.pair_counts, "I"), (self.unigrams, "I")):
+                f.write(memoryview(part).cast("B") if isinstance(part, memoryview) else array(code, part).tobytes())
+            f.write(words)
         os.replace(tmp, path)  # whole or not at all: a concurrent build never reads half a file
 
     @classmethod
     def load(cls, path: Path) -> "Counts":
-        with np.load(path) as z:
-            words = z["words"].tobytes().decode("utf-8").split("\n")
-            return cls(words, z["unigrams"], z["pairs"], z["pair_counts"])
+        """The counts ``save`` wrote, the arrays read in place from the file mapped in
+        memory (shared by the processes that read it); ValueError if it is not such a
+        file, or not whole."""
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < _COUNTS_HEAD_SIZE:
+                raise ValueError(f"{path}: not the sequence model's counts")
+            view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+        magic, n_pairs, n_words, text = struct.unpack_from(_COUNTS_HEAD, view)
+        at = _COUNTS_HEAD_SIZE
+        ends = (at + 8 * n_pairs, at + 12 * n_pairs, at + 12 * n_pairs + 4 * n_words)
+        if magic != _COUNTS_MAGIC or size != ends[2] + text:
+            raise ValueError(f"{path}: not the sequence model's counts, or not whole")
+        words = str(view[ends[2]:], "utf-8").split("\n") if n_words else []
+        if len(words) != n_words:
+            raise ValueError(f"{path}: {len(words)} words where its head says {n_words}")
+        return cls(words, view[ends[1] : ends[2]].cast("I"), view[at : ends[0]].cast("q"),
+                   view[ends[0] : ends[1]].cast("I"))
+
+
+_COUNTS_MAGIC = b"academie counts\n"
+_COUNTS_HEAD = "<16sQQQ"  # (32 bytes: the pairs that follow start aligned)
+_COUNTS_HEAD_SIZE = struct.calcsize(_COUNTS_HEAD)
 
 
 def cache_dir() -> Path:
@@ -225,7 +262,7 @@ def littre_counts(path: Path) -> Counts | None:
     key = littre_identity(path)
     if key is None:
         return None
-    cached = cache_dir() / f"littre-bigrams-{key}.npz"
+    cached = cache_dir() / f"littre-bigrams-{key}.counts"
     if cached.exists():
         try:
             counts = Counts.load(cached)
@@ -239,11 +276,12 @@ def littre_counts(path: Path) -> Counts | None:
         counts.save(cached)
     except OSError:
         return counts  # a read-only home: derived again next time
-    derived.prune("littre-bigrams", ".npz")
+    derived.prune("littre-bigrams", ".counts")
+    derived.prune("littre-bigrams", ".npz", keep=0)  # (numpy's files, as the counts were kept until FORMAT 2)
     return counts
 
 
-def _fill(memo: dict[int, int], pairs: np.ndarray, counts: np.ndarray, keys: list[int]) -> None:
+def _fill(memo: dict[int, int], pairs: Sequence[int], counts: Sequence[int], keys: list[int]) -> None:
     """Each pair of ``keys`` not in ``memo`` looked up in the sorted ``pairs``: ``memo[key]``
     is its count in ``counts``, 0 if it is not there (``_pairs.fill``, compiled)."""
     keys = [k for k in keys if k not in memo]
@@ -252,6 +290,9 @@ def _fill(memo: dict[int, int], pairs: np.ndarray, counts: np.ndarray, keys: lis
     if not len(pairs):
         memo.update(dict.fromkeys(keys, 0))
         return
+    import numpy as np  # (not compiled: found as numpy finds them)
+
+    pairs, counts = np.frombuffer(pairs, dtype=np.int64), np.frombuffer(counts, dtype=np.uint32)
     # sorted, the keys are found in one sweep of the millions of pairs (numpy's search
     # starts each where the last ended), not each from the top, out of the cache
     wanted = np.sort(np.array(keys, dtype=np.int64))
@@ -264,6 +305,34 @@ try:
     from . import _pairs  # the same search compiled (setup.py: built at install where a compiler is)
 except ImportError:
     _pairs = None
+
+
+def _first_sums(pairs: Sequence[int], counts: Sequence[int], n: int) -> tuple[list[float], list[int]]:
+    """For each word id below n, the sum of the counts of the pairs it begins (a float)
+    and their number: c(v) and N(v •) (``_pairs.first_sums``, compiled)."""
+    if _pairs is not None:
+        return _pairs.first_sums(pairs, counts, _SHIFT, n)
+    import numpy as np  # (not compiled: numpy's ``bincount``, the same sums)
+
+    first = np.frombuffer(pairs, dtype=np.int64) >> _SHIFT
+    weights = np.frombuffer(counts, dtype=np.uint32)
+    return (np.bincount(first, weights=weights, minlength=n).tolist() if n else [],
+            np.bincount(first, minlength=n).tolist() if n else [])
+
+
+def _followers(pairs: Sequence[int], counts: Sequence[int], i: int, min_count: int, most: int | None) -> list[int]:
+    """The ids of the words seen after word i at least ``min_count`` times, in the
+    pairs' order; the ``most`` commonest if more, of equal counts the first
+    (``_pairs.followers``, compiled)."""
+    if _pairs is not None:
+        return _pairs.followers(pairs, counts, _SHIFT, i, min_count, most)
+    lo = bisect.bisect_left(pairs, i << _SHIFT)
+    hi = bisect.bisect_left(pairs, (i + 1) << _SHIFT, lo)
+    kept = [k for k in range(lo, hi) if counts[k] >= min_count]
+    if most is not None and len(kept) > most:
+        kept = sorted(heapq.nlargest(most, range(lo, hi), key=counts.__getitem__))
+    mask = (1 << _SHIFT) - 1
+    return [pairs[k] & mask for k in kept]
 
 
 # -- the model -----------------------------------------------------------------------------------
@@ -280,7 +349,7 @@ class SequenceModel:
         self.frequency = frequency  # a word's frequency in French (wordfreq), 0 if unknown
         self.modern = modern  # the modern spellings of a period form
         if counts is None:
-            counts = Counts([], np.zeros(0, np.uint32), np.zeros(0, np.int64), np.zeros(0, np.uint32))
+            counts = Counts([], array("I"), array("q"), array("I"))
         self.counts = counts
         # compiled where it was built: a word's candidates ask for a few dozen pairs at a
         # time, which numpy's set-up for one call costs more than searching them one by one in C
@@ -291,13 +360,10 @@ class SequenceModel:
         self._id_of: dict[str, int | None] = {}
         self._pair_of: dict[int, int] = {}
         self._by_fold: dict[str, str] | None = None
-        self.total = int(counts.unigrams.sum())
-        # c(v) and N(v •): the pairs and the different words that follow each word
-        first = counts.pairs >> _SHIFT
-        n = len(counts.words)
-        # as lists: read one at a time, a list is faster than an array
-        self.history = (np.bincount(first, weights=counts.pair_counts, minlength=n) if n else np.zeros(0)).tolist()
-        self.followers = (np.bincount(first, minlength=n) if n else np.zeros(0, np.int64)).tolist()
+        self.total = sum(counts.unigrams)
+        # c(v) and N(v •): the pairs and the different words that follow each word, as
+        # lists (read one at a time, a list is faster than an array)
+        self.history, self.followers = _first_sums(counts.pairs, counts.pair_counts, len(counts.words))
         self._followers: dict[str, list[str]] = {}
 
     @classmethod
@@ -342,7 +408,7 @@ class SequenceModel:
     def _fold_table(self) -> dict[str, str]:
         """Each of the counts' words without accents → the commonest form it is written in."""
         by_fold: dict[str, str] = {}
-        for word, n in sorted(zip(self.counts.words, self.counts.unigrams.tolist()), key=lambda x: x[1]):
+        for word, n in sorted(zip(self.counts.words, self.counts.unigrams), key=lambda x: x[1]):
             by_fold[_unaccented(word)] = word  # the commonest form last, so kept
         return by_fold
 
@@ -378,9 +444,9 @@ class SequenceModel:
             i, j = self.ids.get(v), self.ids.get(w)
             if i is not None and j is not None:
                 key = i << _SHIFT | j
-                k = int(self.counts.pairs.searchsorted(key))
+                k = bisect.bisect_left(self.counts.pairs, key)
                 if k < len(self.counts.pairs) and self.counts.pairs[k] == key:
-                    hit = int(self.counts.pair_counts[k])
+                    hit = self.counts.pair_counts[k]
             self._pairs[(v, w)] = hit
         return hit
 
@@ -393,16 +459,8 @@ class SequenceModel:
             i = self.ids.get(v)
             hit = []
             if i is not None:
-                lo, hi = self.counts.pairs.searchsorted([i << _SHIFT, (i + 1) << _SHIFT])
-                mask = (1 << _SHIFT) - 1
-                keys, counts = self.counts.pairs[lo:hi], self.counts.pair_counts[lo:hi]
-                keep = counts >= min_count
-                if most is not None and int(keep.sum()) > most:
-                    # the commonest (their order as the counts list them, not by count)
-                    keep = np.zeros(len(counts), bool)
-                    keep[np.argsort(-counts.astype(np.int64), kind="stable")[:most]] = True
                 words = self.counts.words
-                hit = [words[k] for k in (keys[keep] & mask).tolist()]
+                hit = [words[k] for k in _followers(self.counts.pairs, self.counts.pair_counts, i, min_count, most)]
             self._followers[key] = hit
         return hit
 
@@ -672,6 +730,8 @@ class BookSequence:
             return _pairs.batch_after(words, m._id_of, m.id_of, self._unigram, self.unigram, m.counts.pairs,
                                       m.counts.pair_counts, _SHIFT, i, h, b, pair_weight, unigram_weight,
                                       self._discount, self._floor)
+        import numpy as np  # (not compiled: on arrays as numpy makes them)
+
         unigrams, unigram = self._unigram, self.unigram
         p = np.array([unigrams.get(w) or unigram(w) for w in words])
         if h > 0:
