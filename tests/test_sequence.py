@@ -393,3 +393,13 @@ def test_the_compiled_sums_and_followers_are_numpy_s(monkeypatch):
             assert SequenceModel(counts, settings, lambda w: 0.0).followers_of(v, most) == expected, (v, most)
     assert numpy_followers("de", None) == ["la", "le", "mon", "sa", "ta"]
     assert numpy_followers("de", 4) == ["la", "le", "mon", "sa"]  # 'ta' as common as 'sa', listed after it
+    # and on counts drawn at random, ties many: every cut of every word's followers
+    import random
+
+    rng = random.Random(7)
+    vocabulary = [f"mot{a}{b}" for a in "abcde" for b in "fghijklm"][:40]
+    counts = Counts.of(tokens(" ".join(rng.choice(vocabulary[: rng.randint(2, 40)]) for _ in range(6000))))
+    model = SequenceModel(counts, settings, lambda w: 0.0)
+    for v in vocabulary[:12]:
+        for most in range(1, 41):
+            assert model.followers_of(v, most) == numpy_followers(v, most), (v, most)

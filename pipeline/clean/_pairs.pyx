@@ -6,7 +6,7 @@
 # one by one in C, they cost less than numpy's set-up of one search for all of them.
 from libc.math cimport log10
 from libc.stdint cimport int64_t, uint32_t
-from libc.stdlib cimport calloc, free, malloc, qsort
+from libc.stdlib cimport calloc, free, malloc
 
 
 def fill(dict memo, const int64_t[::1] pairs, const uint32_t[::1] counts, list keys):
@@ -73,52 +73,69 @@ def first_sums(const int64_t[::1] pairs, const uint32_t[::1] counts, int shift, 
         free(numbers)
 
 
-cdef struct _Ranked:
-    uint32_t count
-    Py_ssize_t at
-
-
-cdef int _commonest_first(const void *a, const void *b) noexcept nogil:
-    cdef const _Ranked *x = <const _Ranked *> a
-    cdef const _Ranked *y = <const _Ranked *> b
-    if x.count != y.count:
-        return -1 if x.count > y.count else 1
-    return -1 if x.at < y.at else (1 if x.at > y.at else 0)
-
-
-cdef int _in_order(const void *a, const void *b) noexcept nogil:
-    cdef const _Ranked *x = <const _Ranked *> a
-    cdef const _Ranked *y = <const _Ranked *> b
-    return -1 if x.at < y.at else (1 if x.at > y.at else 0)
+cdef uint32_t _largest(uint32_t *values, Py_ssize_t n, Py_ssize_t rank):
+    """The rank-th largest of n values (0: the largest), by selection (the values reordered)."""
+    cdef Py_ssize_t lo = 0, hi = n - 1, i, j
+    cdef uint32_t pivot, t
+    while lo < hi:
+        pivot = values[(lo + hi) >> 1]
+        i, j = lo, hi
+        while i <= j:
+            while values[i] > pivot:
+                i += 1
+            while values[j] < pivot:
+                j -= 1
+            if i <= j:
+                t = values[i]
+                values[i] = values[j]
+                values[j] = t
+                i += 1
+                j -= 1
+        if rank <= j:
+            hi = j
+        elif rank >= i:
+            lo = i
+        else:
+            return values[rank]
+    return values[rank]
 
 
 def followers(const int64_t[::1] pairs, const uint32_t[::1] counts, int shift, int64_t i, uint32_t min_count,
               object most):
     """The ids of the words seen after word i at least ``min_count`` times, in the
     pairs' order; the ``most`` commonest of them if more (of equal counts, the first
-    in that order: numpy's stable sort, which ``SequenceModel.followers_of`` used)."""
+    in that order: numpy's stable sort, which ``SequenceModel.followers_of`` used):
+    those above the ``most``-th count, then as many at that count as are left, first first."""
     cdef int64_t base = i << shift, mask = (<int64_t> 1 << shift) - 1
     cdef Py_ssize_t lo = _first_at_least(pairs, 0, pairs.shape[0], base)
     cdef Py_ssize_t hi = _first_at_least(pairs, lo, pairs.shape[0], base + (<int64_t> 1 << shift))
-    cdef Py_ssize_t k, kept = 0, limit
+    cdef Py_ssize_t k, kept = 0, left
+    cdef uint32_t cut
     for k in range(lo, hi):
         if counts[k] >= min_count:
             kept += 1
     if most is None or kept <= most:
         return [pairs[k] & mask for k in range(lo, hi) if counts[k] >= min_count]
-    limit = most
-    cdef _Ranked *ranked = <_Ranked *> malloc((hi - lo) * sizeof(_Ranked))
-    if ranked == NULL:
+    cdef uint32_t *values = <uint32_t *> malloc((hi - lo) * sizeof(uint32_t))
+    if values == NULL:
         raise MemoryError()
     try:
         for k in range(lo, hi):
-            ranked[k - lo].count = counts[k]
-            ranked[k - lo].at = k
-        qsort(ranked, hi - lo, sizeof(_Ranked), _commonest_first)
-        qsort(ranked, limit, sizeof(_Ranked), _in_order)
-        return [pairs[ranked[k].at] & mask for k in range(limit)]
+            values[k - lo] = counts[k]
+        cut = _largest(values, hi - lo, most - 1)
     finally:
-        free(ranked)
+        free(values)
+    left = most
+    for k in range(lo, hi):
+        if counts[k] > cut:
+            left -= 1
+    out = []
+    for k in range(lo, hi):
+        if counts[k] > cut or (counts[k] == cut and left > 0):
+            if counts[k] == cut:
+                left -= 1
+            out.append(pairs[k] & mask)
+    return out
 
 
 def batch_after(list words, dict id_memo, object id_of, dict unigram_memo, object unigram,
