@@ -67,6 +67,26 @@ def test_counts_are_derived_once_and_read_back_from_the_cache(made_up_littre, tm
     assert len(list((tmp_path / "cache").glob("littre-bigrams-*.counts"))) == 2
 
 
+def test_a_damaged_counts_file_is_derived_again_never_read(made_up_littre, tmp_path, monkeypatch):
+    monkeypatch.setenv("ACADEMIE_CACHE", str(tmp_path / "cache"))
+    first = littre_counts(made_up_littre)
+    [cached] = (tmp_path / "cache").glob("littre-bigrams-*.counts")
+    data = cached.read_bytes()
+    for damaged, why in [(data[:-1] + bytes([data[-1] ^ 1]), "altered"), (data[:-2], "not whole"),
+                         (b"academie countz\n" + data[16:], "not the sequence model's counts"), (b"", "not the")]:
+        cached.write_bytes(damaged)
+        with pytest.raises(ValueError, match=why):
+            Counts.load(cached)
+        calls = []
+        derive = sequence.littre_text
+        monkeypatch.setattr(sequence, "littre_text", lambda path: calls.append(path) or derive(path))
+        again = littre_counts(made_up_littre)
+        assert calls == [made_up_littre]  # derived again, and written whole
+        assert again.words == first.words and list(again.pairs) == list(first.pairs)
+        assert cached.read_bytes() == data
+        monkeypatch.setattr(sequence, "littre_text", derive)
+
+
 def test_no_littre_installed_leaves_the_book_and_french_frequencies(tmp_path):
     assert littre_counts(tmp_path / "missing.dict.dz") is None
     model = SequenceModel(None, CleanSettings.default().sequence, lambda w: {"cette": 1e-3, "carte": 1e-4}.get(w, 0.0))
