@@ -4,10 +4,10 @@ each time (wordfreq's list as a dict, the lexicon's candidate index).
 
 An entry is named by a key that digests what it is made from (its sources'
 identity and the deriving code's version); its file holds a header (format, key,
-the length and CRC-32 of the rest) and the data, marshalled (builtin types only: reading it runs
-no code). One that is truncated, altered, of another format or key, or unreadable
-is derived again, never used; entries are written under a temporary name and
-renamed, so a concurrent process never reads half of one.
+the length and CRC-32 of the rest) and the data, marshalled (builtin types only:
+reading it runs no code). One that is truncated, altered, of another format or key,
+or unreadable is derived again, never used; entries are written under a temporary
+name and renamed, so a concurrent process never reads half of one.
 
 The folder is kept to the last few entries of each name (``KEEP``, the last used
 first: a hit marks its entry used): each venv, each copy of the project, each version

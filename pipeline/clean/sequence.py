@@ -206,8 +206,8 @@ class Counts:
         first, at an offset a multiple of 8, so each array is read in place, aligned
         (``load``)."""
         words = "\n".join(self.words).encode("utf-8")
-        body = [memoryview(part).cast("B") if isinstance(part, memoryview) else array(code, part).tobytes()
-                for part, code in ((self.pairs, "q"), (self.pair_counts, "I"), (self.unigrams, "I"))] + [words]
+        # (each array's bytes as they lie, an ``array`` or a file's ``memoryview`` alike)
+        body = [memoryview(part).cast("B") for part in (self.pairs, self.pair_counts, self.unigrams)] + [words]
         crc = 0
         for part in body:
             crc = zlib.crc32(part, crc)
