@@ -36,12 +36,12 @@ import json
 import marshal
 import os
 import pickle
-import sys
 from dataclasses import asdict, dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
+from . import derived
 from .clean.book import BOOK_BUCKETS
 from .clean.sequence import littre_identity
 from .files import alive, uncollected, write_whole
@@ -62,18 +62,12 @@ def pipeline_version(res: Resources) -> str:
     """A digest of the pipeline as it processes a chapter: its code and data files
     (every file of the package but the reading room's), the corpus's games list, the
     libraries' versions and Python's."""
-    h = hashlib.sha256(f"python {sys.version_info[:2]}\n".encode())
+    h = hashlib.sha256(f"code {derived.code_digest()}\n".encode())
     for name in LIBRARIES:
         try:
             h.update(f"{name} {metadata.version(name)}\n".encode())
         except metadata.PackageNotFoundError:
             h.update(f"{name} absent\n".encode())
-    # (not the C that Cython made of a module at install: its source and the compiled module are read)
-    files = [f for f in PACKAGE.rglob("*") if f.is_file() and "__pycache__" not in f.parts
-             and f.relative_to(PACKAGE).parts[0] != "web" and f.suffix != ".c"]
-    for f in sorted(files):
-        h.update(f"{f.relative_to(PACKAGE)}\n".encode())
-        h.update(hashlib.sha256(f.read_bytes()).digest())
     h.update(res.games_path.read_bytes() if res.games_path.exists() else b"no games list")
     # data read from outside the package: the Littré the sequence model counts (its own cache's key)
     h.update(f"littre {littre_identity()}\n".encode())

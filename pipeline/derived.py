@@ -17,6 +17,7 @@ hundred megabytes after a few clones). An entry removed is derived again if aske
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import os
@@ -33,6 +34,7 @@ from .files import remove_stale_of, uncollected, write_whole
 FORMAT = b"academie derived 2\n"
 # entries kept of each name: those of the few venvs or copies of the project in use at once
 KEEP = 3
+PACKAGE = Path(__file__).resolve().parent
 
 
 def cache_dir() -> Path:
@@ -53,6 +55,21 @@ def key_of(*parts: object) -> str:
         h.update(len(data).to_bytes(8, "big"))
         h.update(data)
     return h.hexdigest()[:24]
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of the package as this process runs it: every file of it, its code
+    (compiled and not) and its data, but the reading room's and the C Cython made of a
+    module at install (its source and the compiled module are read). What is derived by
+    the pipeline's own code, not from a source file alone, is keyed by it (10 ms, once)."""
+    h = hashlib.sha256(f"python {sys.version_info[:2]}\n".encode())
+    files = [f for f in PACKAGE.rglob("*") if f.is_file() and "__pycache__" not in f.parts
+             and f.relative_to(PACKAGE).parts[0] != "web" and f.suffix != ".c"]
+    for f in sorted(files):
+        h.update(f"{f.relative_to(PACKAGE)}\n".encode())
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
 
 
 def file_identity(path: Path) -> str:

@@ -541,7 +541,9 @@ _CANDIDATES_SCRIPT = """
 import json, sys
 from pathlib import Path
 from pipeline.clean.book import chapter_context
+from pipeline.clean.context import ContextReader
 from pipeline.resources import Resources
+ContextReader._commonest_key = lambda self: None  # (worked out here, under this hash seed: not read from the disk)
 ctx = chapter_context("Il joue une carte de pique.", Resources(Path("corpus")))
 r = ctx.reader
 print(json.dumps([r.known_candidates(w) for w in ("pte", "carle", "fur", "lien", "celle")]
@@ -562,6 +564,60 @@ def test_the_candidates_weighed_are_the_same_whatever_the_process_s_hash_seed():
                            cwd=Path(__file__).resolve().parent.parent,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
     assert outs[0] == outs[1] and len(outs[0]) > 100
+
+
+def test_the_commonest_words_readings_read_from_the_disk_are_those_worked_out_afresh(res, monkeypatch):
+    """What a reader reads from the disk of the commonest words (``ContextReader.
+    _read_commonest``) is what its memos would be given: for every 50th word of the
+    table, its candidates as a known word, what its decisions share, its parts as two
+    words and its Littré id, as a reader that reads no table and a sequence model with
+    empty memos work them out."""
+    from weakref import WeakKeyDictionary
+
+    from pipeline.clean import context
+    from pipeline.clean.sequence import SequenceModel
+
+    reader = chapter_context("Il joue une carte de pique.", res).reader
+    known, words, splits, ids, aliases = reader.commonest_readings()
+    assert len(words) == context.COMMONEST and reader._candidates["celle"] == known["celle"]
+    assert "cette" in dict(known["celle"]) and words["avoit"] is None  # (a spelling of the period: left as printed)
+
+    monkeypatch.setattr(context, "_SHARED", WeakKeyDictionary())
+    monkeypatch.setattr(context.ContextReader, "_commonest_key", lambda self: None)
+    fresh = chapter_context("Il joue une carte de pique.", res).reader
+    assert not fresh._candidates and not fresh._words
+    m = fresh.sequence.model
+    model = SequenceModel(m.counts, m.settings, m.frequency, m.modern, m.identity)
+    sample = sorted(words)[::50]
+    assert len(sample) == 400
+    for w in sample:
+        assert fresh.known_candidates(w) == known[w] if len(w) > 1 else w not in known, w
+        word = fresh._word(w)
+        assert (None if word is context._PERIOD else word) == words[w], w
+        assert fresh._two_words(w) == splits[w] if len(w) > 2 else w not in splits, w
+        assert model.id_of(w) == ids[w] and (w in model.ids or model.alias(w) == aliases[w]), w
+
+
+def test_only_the_default_engine_reads_the_commonest_words_readings(res):
+    """The table is of the engine its key names: a reader of other settings (a test's),
+    or of a channel learned in the process, works every reading out itself."""
+    from dataclasses import replace
+
+    from pipeline import data
+    from pipeline.clean.context import ContextReader
+    from pipeline.clean.correct import ChannelModel, Corrector
+    from pipeline.clean.learned import load_default as learned_costs
+
+    reader = chapter_context("Il joue une carte de pique.", res).reader
+    assert reader._commonest_key() is not None
+    args = reader.corrector, reader.sequence, reader.settings, reader.segmentation, False, reader.book
+    other = ContextReader(args[0], args[1], replace(reader.settings, reach=reader.settings.reach + 1), *args[3:])
+    assert other._commonest_key() is None
+    with pytest.raises(ValueError, match="not the default one"):
+        other.commonest_readings()
+    # the same tables, another channel object: one learning would have changed
+    learned = ChannelModel(data.load("confusions"), learned_costs())
+    assert ContextReader(Corrector(res.lexicon, learned), *args[1:])._commonest_key() is None
 
 
 def test_a_period_spelling_whose_f_is_a_misread_long_s_is_weighed(res):

@@ -29,15 +29,17 @@ from operator import itemgetter
 from typing import Mapping
 from weakref import WeakKeyDictionary
 
+import rapidfuzz
+import regex
 from rapidfuzz.distance import Levenshtein
 
 from ..lexicon import Lexicon
-from .. import memos
+from .. import derived, memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
-from .correct import Corrector, _cased, _lexicon_index, kept_choices, period_as_printed, within
-from .sequence import BookSequence, normal_of
-from .settings import ContextSettings, SegmentationSettings
+from .correct import ChannelModel, Corrector, _cased, _lexicon_index, kept_choices, period_as_printed, within
+from .sequence import BookSequence, SequenceModel, normal_of
+from .settings import CleanSettings, ContextSettings, SegmentationSettings
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,71 @@ class ContextReader:
         self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
         self._word_readings: dict[str, list] = shared.setdefault(("readings", long_s), {})
         self._words: dict = shared.setdefault(("words", long_s), {})
+        if not long_s and "commonest" not in shared:
+            shared["commonest"] = self._commonest_key()
+            if shared["commonest"] is not None:
+                self._read_commonest()
+
+    # -- the commonest words' readings, derived once ----------------------------------------
+
+    def _commonest_key(self) -> str | None:
+        """What names the commonest words' readings (``_read_commonest``): the code and
+        data of the package, the lexicon's and the Littré's identities, the libraries
+        the readings are made with; None if this reader's engine is not the default
+        one made from them (a channel learned in the process, settings of a test), or
+        it cannot say what it is made of."""
+        clean = CleanSettings.default()
+        if (self.lexicon.identity is None or self.sequence.model.identity is None
+                or self.corrector.model is not ChannelModel.default() or self.sequence.model is not SequenceModel.default()
+                or self.settings != clean.context or self.segmentation != clean.segmentation
+                or self.corrector.settings != clean.corrector):
+            return None
+        return derived.key_of(COMMONEST_FORMAT, COMMONEST, derived.code_digest(), self.lexicon.identity,
+                              self.sequence.model.identity, regex.__version__, rapidfuzz.__version__)
+
+    def _read_commonest(self) -> None:
+        """The readings of the ``COMMONEST`` commonest words of the index, in lower case,
+        put in the memos of a book printed without the long s: its candidates as a
+        known word, what its decisions share wherever it stands, its parts as two words,
+        its id in the Littré. They depend on the word alone, and every book prints most
+        of them: a process would otherwise work them out afresh, 8-11% of a cold clean
+        stage's instructions (bench/README.md). Derived once (2-3 s, the first time),
+        then read from the disk (``derived``, 2.5 MB, 25 ms); each is the value the memo
+        would be given, so no decision changes (tests/test_correct.py)."""
+        known, words, splits, ids, aliases = self.commonest_readings()
+        self._candidates.update(known)
+        self._words.update((w, _PERIOD if v is None else v) for w, v in words.items())
+        self._split_readings.update(splits)
+        self.sequence.model.remember(ids, aliases)
+
+    def commonest_readings(self) -> tuple[dict, dict, dict, dict, dict]:
+        """The table ``_read_commonest`` reads: (word → its candidates as a known word,
+        word → ``_word``'s tuple, None for a spelling of the period, word → its parts as
+        two words, word → its id in the Littré, word → ``alias``'s token for a word the
+        Littré does not count)."""
+        key = self._commonest_key()
+        if key is None:
+            raise ValueError("this reader's engine is not the default one: no table of its readings is kept")
+        return derived.cached("commonest-readings", key, self._commonest_table,
+                              lambda v: isinstance(v, tuple) and len(v) == 5 and all(isinstance(t, dict) for t in v))
+
+    def _commonest_table(self) -> tuple[dict, dict, dict, dict, dict]:
+        """``_read_commonest``'s readings, worked out (in marshal's types: ``_PERIOD`` as None)."""
+        zipf = self.index.zipf
+        commonest = sorted(zipf, key=lambda w: (-zipf[w], w))[:COMMONEST]
+        known, words, splits, ids, aliases = {}, {}, {}, {}, {}
+        model = self.sequence.model
+        for w in commonest:
+            if len(w) > 1:
+                known[w] = self.known_candidates(w)
+            word = self._word(w)
+            words[w] = None if word is _PERIOD else word
+            if len(w) > 2:
+                splits[w] = self._two_words(w)
+            ids[w] = model.id_of(w)
+            if w not in model.ids:
+                aliases[w] = model.alias(w)
+        return known, words, splits, ids, aliases
 
     @staticmethod
     def trim(index) -> None:
@@ -95,7 +162,8 @@ class ContextReader:
         # (not the tables made once, not memos: the index's words by their folded letters, their keys
         # hashed, those alone there)
         shared = _SHARED.get(index, {})
-        memos.trim(*(memo for key, memo in shared.items() if key not in ("by_fold", "by_fold keys", "alone", "decided")),
+        memos.trim(*(memo for key, memo in shared.items()
+                     if key not in ("by_fold", "by_fold keys", "alone", "decided", "commonest")),
                    *shared.get("decided", {}).values())
 
     def _cost(self, printed: str, c: str, limit: float = math.inf) -> float:
@@ -634,6 +702,11 @@ class ContextReader:
             alone = self._shared["alone"] = frozenset(g[0] for g in self._by_fold().values() if len(g) == 1)
         return alone
 
+
+# the words whose readings are derived once (``ContextReader._read_commonest``): ten
+# thousand save 8% of a cold clean stage, twenty 10%, forty 11% (bench/README.md)
+COMMONEST = 20_000
+COMMONEST_FORMAT = 1  # what the table holds: raise it when that changes
 
 _EDITS_THEN_WORD = itemgetter(0, 1)
 _UNSEEN = object()

@@ -427,6 +427,12 @@ class SequenceModel:
             hit = self._id_of[w] = self.ids.get(self.alias(w))
         return hit
 
+    def remember(self, ids: Mapping[str, int | None], aliases: Mapping[str, str]) -> None:
+        """Put in ``id_of``'s and ``alias``'s memos what they were found to give (for
+        words whose readings are kept on disk: clean/context.py)."""
+        self._id_of.update(ids)
+        self._aliases.update(aliases)
+
     def pair_of(self, i: int, j: int) -> int:
         """How often the Littré prints word j after word i (memoised for the process)."""
         key = i << _SHIFT | j
