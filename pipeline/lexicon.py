@@ -106,6 +106,12 @@ class Lexicon:
         z = self.best_zipf(word)
         return 10 ** (z - 9) if z > 0 else 0.0
 
+    def remember(self, zipfs: dict[str, tuple[float, float]]) -> None:
+        """Put in ``zipf``'s and ``best_zipf``'s memos what they were found to give,
+        word → (zipf, best zipf) (for words whose readings are kept on disk: clean/context.py)."""
+        self._zipf_memo.update((w, z) for w, (z, _) in zipfs.items())
+        self._best_memo.update((w, b) for w, (_, b) in zipfs.items())
+
     def trim(self) -> None:
         """Its memos kept to a size (pipeline/memos.py)."""
         memos.trim(self._best_memo, self._modern_memo, self._zipf_memo)

@@ -570,15 +570,15 @@ def test_the_commonest_words_readings_read_from_the_disk_are_those_worked_out_af
     """What a reader reads from the disk of the commonest words (``ContextReader.
     _read_commonest``) is what its memos would be given: for every 50th word of the
     table, its candidates as a known word, what its decisions share, its parts as two
-    words and its Littré id, as a reader that reads no table and a sequence model with
-    empty memos work them out."""
+    words, its Littré id and its frequency, as a reader that reads no table and a
+    sequence model with empty memos work them out."""
     from weakref import WeakKeyDictionary
 
     from pipeline.clean import context
     from pipeline.clean.sequence import SequenceModel
 
     reader = chapter_context("Il joue une carte de pique.", res).reader
-    known, words, splits, ids, aliases = reader.commonest_readings()
+    known, words, splits, ids, aliases, zipfs = reader.commonest_readings()
     assert len(words) == context.COMMONEST and reader._candidates["celle"] == known["celle"]
     assert "cette" in dict(known["celle"]) and words["avoit"] is None  # (a spelling of the period: left as printed)
 
@@ -588,6 +588,7 @@ def test_the_commonest_words_readings_read_from_the_disk_are_those_worked_out_af
     assert not fresh._candidates and not fresh._words
     m = fresh.sequence.model
     model = SequenceModel(m.counts, m.settings, m.frequency, m.modern, m.identity)
+    lexicon = fresh.lexicon  # (``_zipf``, ``_best_zipf``: the memos' makers, read afresh)
     sample = sorted(words)[::50]
     assert len(sample) == 400
     for w in sample:
@@ -596,6 +597,7 @@ def test_the_commonest_words_readings_read_from_the_disk_are_those_worked_out_af
         assert (None if word is context._PERIOD else word) == words[w], w
         assert fresh._two_words(w) == splits[w] if len(w) > 2 else w not in splits, w
         assert model.id_of(w) == ids[w] and (w in model.ids or model.alias(w) == aliases[w]), w
+        assert (lexicon._zipf(w), lexicon._best_zipf(w)) == zipfs[w], w
 
 
 def test_only_the_default_engine_reads_the_commonest_words_readings(res):

@@ -116,35 +116,37 @@ class ContextReader:
         """The readings of the ``COMMONEST`` commonest words of the index, in lower case,
         put in the memos of a book printed without the long s: its candidates as a
         known word, what its decisions share wherever it stands, its parts as two words,
-        its id in the Littré. They depend on the word alone, and every book prints most
+        its id in the Littré, its frequency in the lexicon. They depend on the word alone, and every book prints most
         of them: a process would otherwise work them out afresh, 8-11% of a cold clean
         stage's instructions (bench/README.md). Derived once (2-3 s, the first time),
         then read from the disk (``derived``, 2.5 MB, 25 ms); each is the value the memo
         would be given, so no decision changes (tests/test_correct.py)."""
-        known, words, splits, ids, aliases = self.commonest_readings()
+        known, words, splits, ids, aliases, zipfs = self.commonest_readings()
         self._candidates.update(known)
         self._words.update((w, _PERIOD if v is None else v) for w, v in words.items())
         self._split_readings.update(splits)
         self.sequence.model.remember(ids, aliases)
+        self.lexicon.remember(zipfs)
 
-    def commonest_readings(self) -> tuple[dict, dict, dict, dict, dict]:
+    def commonest_readings(self) -> tuple[dict, dict, dict, dict, dict, dict]:
         """The table ``_read_commonest`` reads: (word → its candidates as a known word,
         word → ``_word``'s tuple, None for a spelling of the period, word → its parts as
         two words, word → its id in the Littré, word → ``alias``'s token for a word the
-        Littré does not count)."""
+        Littré does not count, word → its zipf and its best zipf in the lexicon)."""
         key = self._commonest_key()
         if key is None:
             raise ValueError("this reader's engine is not the default one: no table of its readings is kept")
         return derived.cached("commonest-readings", key, self._commonest_table,
-                              lambda v: isinstance(v, tuple) and len(v) == 5 and all(isinstance(t, dict) for t in v))
+                              lambda v: isinstance(v, tuple) and len(v) == 6 and all(isinstance(t, dict) for t in v))
 
-    def _commonest_table(self) -> tuple[dict, dict, dict, dict, dict]:
+    def _commonest_table(self) -> tuple[dict, dict, dict, dict, dict, dict]:
         """``_read_commonest``'s readings, worked out (in marshal's types: ``_PERIOD`` as None)."""
         zipf = self.index.zipf
         commonest = sorted(zipf, key=lambda w: (-zipf[w], w))[:COMMONEST]
-        known, words, splits, ids, aliases = {}, {}, {}, {}, {}
-        model = self.sequence.model
+        known, words, splits, ids, aliases, zipfs = {}, {}, {}, {}, {}, {}
+        model, lexicon = self.sequence.model, self.lexicon
         for w in commonest:
+            zipfs[w] = (lexicon.zipf(w), lexicon.best_zipf(w))
             if len(w) > 1:
                 known[w] = self.known_candidates(w)
             word = self._word(w)
@@ -154,7 +156,7 @@ class ContextReader:
             ids[w] = model.id_of(w)
             if w not in model.ids:
                 aliases[w] = model.alias(w)
-        return known, words, splits, ids, aliases
+        return known, words, splits, ids, aliases, zipfs
 
     @staticmethod
     def trim(index) -> None:
@@ -706,7 +708,7 @@ class ContextReader:
 # the words whose readings are derived once (``ContextReader._read_commonest``): ten
 # thousand save 8% of a cold clean stage, twenty 10%, forty 11% (bench/README.md)
 COMMONEST = 20_000
-COMMONEST_FORMAT = 1  # what the table holds: raise it when that changes
+COMMONEST_FORMAT = 2  # what the table holds: raise it when that changes
 
 _EDITS_THEN_WORD = itemgetter(0, 1)
 _UNSEEN = object()
