@@ -90,9 +90,10 @@ class ContextReader:
         self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
         self._word_readings: dict[str, list] = shared.setdefault(("readings", long_s), {})
         self._words: dict = shared.setdefault(("words", long_s), {})
-        if not long_s and "commonest" not in shared:
-            shared["commonest"] = self._commonest_key()
-            if shared["commonest"] is not None:
+        read = shared.setdefault("commonest", {})  # printed with the long s or not → the table's key, None for none
+        if long_s not in read:
+            read[long_s] = self._commonest_key()
+            if read[long_s] is not None:
                 self._read_commonest()
 
     # -- the commonest words' readings, derived once ----------------------------------------
@@ -102,20 +103,21 @@ class ContextReader:
         data of the package, the lexicon's and the Littré's identities, the libraries
         the readings are made with; None if this reader's engine is not the default
         one made from them (a channel learned in the process, settings of a test), or
-        it cannot say what it is made of."""
+        it cannot say what it is made of. A book printed with the long s has a table of
+        its own (its words' candidates and costs are others)."""
         clean = CleanSettings.default()
         if (self.lexicon.identity is None or self.sequence.model.identity is None
                 or self.corrector.model is not ChannelModel.default() or self.sequence.model is not SequenceModel.default()
                 or self.settings != clean.context or self.segmentation != clean.segmentation
                 or self.corrector.settings != clean.corrector):
             return None
-        return derived.key_of(COMMONEST_FORMAT, COMMONEST, derived.code_digest(), self.lexicon.identity,
+        return derived.key_of(COMMONEST_FORMAT, COMMONEST, self.long_s, derived.code_digest(), self.lexicon.identity,
                               self.sequence.model.identity, regex.__version__, rapidfuzz.__version__)
 
     def _read_commonest(self) -> None:
         """The readings of the ``COMMONEST`` commonest words of the index, in lower case,
-        put in the memos of a book printed without the long s: its candidates as a
-        known word, what its decisions share wherever it stands, its parts as two words,
+        put in the memos of the books printed as this one (with the long s or without,
+        a table each): its candidates as a known word, what its decisions share wherever it stands, its parts as two words,
         its id in the Littré, its frequency in the lexicon. They depend on the word alone, and every book prints most
         of them: a process would otherwise work them out afresh, 8-11% of a cold clean
         stage's instructions (bench/README.md). Derived once (2-3 s, the first time),
@@ -708,7 +710,7 @@ class ContextReader:
 # the words whose readings are derived once (``ContextReader._read_commonest``): ten
 # thousand save 8% of a cold clean stage, twenty 10%, forty 11% (bench/README.md)
 COMMONEST = 20_000
-COMMONEST_FORMAT = 2  # what the table holds: raise it when that changes
+COMMONEST_FORMAT = 3  # what the table holds: raise it when that changes
 
 _EDITS_THEN_WORD = itemgetter(0, 1)
 _UNSEEN = object()
