@@ -63,8 +63,8 @@ class StageTimes:
 class ChapterResult:
     """What the chapter stages make of one chapter (its passages, and the rule each
     candidate passage states), or why they could not; with what the chapter read of
-    the corpus-wide evidence, and the time each stage took. Cached, and what workers
-    send back."""
+    the corpus-wide evidence, and the time each stage took. Cached, packed as its entry
+    holds it (``cache.Packed``: what workers send back)."""
 
     source_file: str
     seg: Segmented | None
@@ -350,16 +350,17 @@ def build(
         # (shipped every build: what an earlier build of these resources found is not this one's)
         res.ship(KNOWN_BLOCKS, reusable_blocks(store, since, [raw.source_file for raw in todo], res)
                  if todo and since is not None else {})
-    for result in run_chapters(todo, res, jobs, engine, scheduler, progress):
-        for stage, dt in result.times.items():
+    for packed in run_chapters(todo, res, jobs, engine, scheduler, progress):
+        for stage, dt in packed.times.items():
             times.add(stage, dt)
-        report.paragraphs_kept += result.paragraphs_kept
+        report.paragraphs_kept += packed.paragraphs_kept
         stamp = None
-        if result.seg is not None:
-            with _timed(times, "cache"):
-                stamp = store.save(keys[result.source_file], result)
+        with _timed(times, "cache"):
+            if packed.processed:
+                stamp = store.save(keys[packed.source_file], packed)
+            summary = packed.summary()
         # the result let go, its entry on disk: a library's chapters do not fit in memory together
-        held[result.source_file] = _Held.of(result.summary(), stamp, keys[result.source_file], manifest)
+        held[packed.source_file] = _Held.of(summary, stamp, keys[packed.source_file], manifest)
     complete = all(held[name].error is None for name in raws)
     if own_book:
         with _timed(times, "cache"):

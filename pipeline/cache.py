@@ -36,6 +36,7 @@ import json
 import marshal
 import os
 import pickle
+import time
 from dataclasses import asdict, dataclass, replace
 from importlib import metadata
 from pathlib import Path
@@ -81,6 +82,51 @@ def _digest(*parts: str | bytes) -> str:
         h.update(len(data).to_bytes(8, "big"))
         h.update(data)
     return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Sealed:
+    """The parts of a file of the cache, and its stamp: each part's size and digest, the
+    header line ``_read`` checks them with."""
+
+    payloads: tuple[bytes, ...]
+    stamp: str
+
+    @classmethod
+    def of(cls, *payloads: bytes) -> "Sealed":
+        return cls(payloads, " ".join(f"{len(p)} {hashlib.sha256(p).hexdigest()}" for p in payloads))
+
+
+@dataclass(frozen=True)
+class Packed:
+    """A chapter's result as its cache entry holds it, with what the build reads of it
+    at once. A worker packs its own (``engines``): the build's process, the part of a
+    parallel build no worker shares, then writes bytes, where it unpickled each result
+    sent back to pickle it again, and digested it (a tenth of that process's time)."""
+
+    source_file: str
+    processed: bool  # else ``ChapterResult.error`` says why not (the summary holds it)
+    times: dict[str, float]
+    paragraphs_kept: int
+    entry: Sealed  # the pickles of the summary and of the rest
+    paragraphs: Sealed | None  # ``ChapterResult.cleaned``
+
+    def summary(self) -> ChapterSummary:
+        with uncollected():
+            return pickle.loads(self.entry.payloads[0])
+
+
+def pack(result: ChapterResult) -> Packed:
+    """``result`` as its entry will hold it (``ChapterCache.save``); packing timed under
+    ``cache`` in its times."""
+    t0 = time.perf_counter()
+    # the evidence in the summary only: the larger part of an entry, read only to check it
+    entry = Sealed.of(*(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+                        for part in (result.summary(), replace(result, evidence={}, cleaned=None))))
+    paragraphs = None if result.cleaned is None else Sealed.of(result.cleaned)
+    times = dict(result.times)
+    times["cache"] = times.get("cache", 0.0) + time.perf_counter() - t0
+    return Packed(result.source_file, result.seg is not None, times, result.paragraphs_kept, entry, paragraphs)
 
 
 class ChapterCache:
@@ -207,27 +253,24 @@ class ChapterCache:
                 continue
         return entries, freed
 
-    def save(self, key: str, result: ChapterResult) -> str:
+    def save(self, key: str, result: ChapterResult | Packed) -> str:
         """The entry of this key, and its stamp (``load``); what its cleaning read
         paragraph by paragraph (``ChapterResult.cleaned``) beside it, read only for a
-        chapter cleaned again."""
+        chapter cleaned again. A result is packed here unless it was where it was made."""
+        packed = result if isinstance(result, Packed) else pack(result)
         side = self._path(key).with_suffix(".paragraphs")
-        if result.cleaned is None:
+        if packed.paragraphs is None:
             side.unlink(missing_ok=True)
         else:
-            self._write(side, key, result.cleaned)
-        # the evidence in the summary only: the larger part of an entry, read only to check it
-        stamp = self._write(self._path(key), key, *(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for part in
-                                                    (result.summary(), replace(result, evidence={}, cleaned=None))))
-        write_whole(self._latest_path(result.source_file), f"{self.version} {key}".encode("ascii"))
-        return stamp
+            self._write(side, key, packed.paragraphs)
+        self._write(self._path(key), key, packed.entry)
+        write_whole(self._latest_path(packed.source_file), f"{self.version} {key}".encode("ascii"))
+        return packed.entry.stamp
 
     @staticmethod
-    def _write(path: Path, key: str, *payloads: bytes) -> str:
-        """The file of these parts; its stamp (``_read``'s)."""
-        sizes = " ".join(f"{len(p)} {hashlib.sha256(p).hexdigest()}" for p in payloads).encode()
-        write_whole(path, b"".join((FORMAT, key.encode(), b"\n", sizes, b"\n", *payloads)))
-        return sizes.decode()
+    def _write(path: Path, key: str, sealed: Sealed) -> None:
+        """The file of these parts (``_read``'s)."""
+        write_whole(path, b"".join((FORMAT, key.encode(), b"\n", sealed.stamp.encode(), b"\n", *sealed.payloads)))
 
     @staticmethod
     def _read(path: Path, key: str, first: int = 1,

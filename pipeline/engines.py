@@ -1,7 +1,8 @@
 """Where the chapter stages run: here, in local processes (``-j N``), or on a Dask
 cluster (``--engine dask``). Every engine is given the chapters as ingest read them
 and the resources as ``Resources.for_workers`` ships them, and yields each chapter's
-``ChapterResult``, in any order; the database is written by the caller, once."""
+result packed as its cache entry holds it (``cache.Packed``: packed where it was made),
+in any order; the database is written by the caller, once."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .records import InputError, RawChapter
 from .resources import Resources
 
 if TYPE_CHECKING:
-    from .build import ChapterResult
+    from .cache import Packed
 
 ENGINES = ("local", "dask")
 
@@ -31,8 +32,7 @@ LOCAL_CONFIG = {
 
 
 def run_chapters(raws: list[RawChapter], res: Resources, jobs: int = 1, engine: str = "local",
-                 scheduler: str | None = None, progress: Callable[[str], None] | None = None) -> Iterator[ChapterResult]:
-    from .build import work_chapter
+                 scheduler: str | None = None, progress: Callable[[str], None] | None = None) -> Iterator[Packed]:
 
     if engine not in ENGINES:
         raise InputError(engine, f"no such engine: {', '.join(ENGINES)}")
@@ -43,14 +43,22 @@ def run_chapters(raws: list[RawChapter], res: Resources, jobs: int = 1, engine: 
     elif jobs > 1 and len(raws) > 1:
         results = _processes(raws, res, jobs)
     else:
-        results = (work_chapter(raw, res) for raw in raws)
+        results = (packed_chapter(raw, res) for raw in raws)
     for result in results:
         if progress:
             progress(result.source_file)
         yield result
 
 
-def _processes(raws: list[RawChapter], res: Resources, jobs: int) -> Iterator[ChapterResult]:
+def packed_chapter(raw: RawChapter, res: Resources) -> Packed:
+    """``build.work_chapter``, its result packed: what a worker sends back."""
+    from .build import work_chapter
+    from .cache import pack
+
+    return pack(work_chapter(raw, res))
+
+
+def _processes(raws: list[RawChapter], res: Resources, jobs: int) -> Iterator[Packed]:
     # each process loads the lexicon and the model once, for all the chapters it is given
     with ProcessPoolExecutor(max_workers=min(jobs, len(raws)), initializer=_keep,
                              initargs=(res.for_workers([r.source_file for r in raws]),)) as pool:
@@ -61,19 +69,16 @@ def _keep(res: Resources) -> None:
     _WORKER_RES[:] = [res]
 
 
-def _work(raw: RawChapter) -> ChapterResult:
-    from .build import work_chapter
-
-    return work_chapter(raw, _WORKER_RES[0])
+def _work(raw: RawChapter) -> Packed:
+    return packed_chapter(raw, _WORKER_RES[0])
 
 
-def _dask(raws: list[RawChapter], res: Resources, jobs: int, scheduler: str | None) -> Iterator[ChapterResult]:
+def _dask(raws: list[RawChapter], res: Resources, jobs: int, scheduler: str | None) -> Iterator[Packed]:
     try:
         import dask
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise InputError("--engine dask", "Dask is not installed: pip install 'academie[dask]'") from None
-    from .build import work_chapter
 
     cluster = None
     if scheduler is None:
@@ -85,7 +90,7 @@ def _dask(raws: list[RawChapter], res: Resources, jobs: int, scheduler: str | No
         with Client(cluster if cluster is not None else scheduler) as client:
             # sent once to every worker, which keeps it (and what it loads) for all its chapters
             shared = client.scatter(res.for_workers([r.source_file for r in raws]), broadcast=True)
-            futures = client.map(work_chapter, raws, res=shared, pure=False)
+            futures = client.map(packed_chapter, raws, res=shared, pure=False)
             done = as_completed(futures, with_results=True)
             # a result stays on its worker while a future of it is held: the list held every
             # one to the end, and a worker's memory grew with the chapters it had processed

@@ -53,7 +53,7 @@ def test_two_processes_rebuild_the_chapters_changed_as_one_builds_them_afresh(tm
 
 def _results_held(dask_scheduler) -> int:
     """The chapters' results a Dask scheduler's workers hold in memory (not the resources scattered to them)."""
-    return sum(ts.state == "memory" for key, ts in dask_scheduler.tasks.items() if str(key).startswith("work_chapter"))
+    return sum(ts.state == "memory" for key, ts in dask_scheduler.tasks.items() if str(key).startswith("packed_chapter"))
 
 
 @pytest.mark.slow  # starts a Dask cluster: a scheduler and two worker processes

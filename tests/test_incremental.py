@@ -294,6 +294,25 @@ def test_an_entry_is_read_back_as_it_was_saved(tmp_path):
     assert store.load(key, stamp) == store.load(key)
 
 
+def test_a_result_packed_by_a_worker_is_saved_as_the_result_itself_would_be(tmp_path):
+    """A worker sends its result packed (``cache.pack``: pickled and digested there); the
+    build writes those bytes: the same entry, stamp and side file as the result saved
+    where it was made, and its summary read back from the packed bytes."""
+    from pipeline.cache import pack
+
+    result = ChapterResult("x.txt", None, "why", evidence={"piquet": 3}, cleaned=b"reads", times={"clean": 0.5})
+    here, there = ChapterCache(tmp_path / "here", "version 1"), ChapterCache(tmp_path / "there", "version 1")
+    key = here.key(RAW, None)
+    packed = pickle.loads(pickle.dumps(pack(result)))  # as it crosses from a worker
+    assert (packed.processed, packed.summary()) == (False, result.summary())
+    assert packed.times["clean"] == 0.5 and packed.times["cache"] > 0  # (the packing's time is the cache's)
+    assert here.save(key, result) == there.save(key, packed)
+    for name in ("*/*.chapter", "*/*.paragraphs"):
+        (a,), (b,) = (store.folder.glob(name) for store in (here, there))
+        assert a.read_bytes() == b.read_bytes()
+    assert there.load(key) == replace(result, cleaned=None)
+
+
 def test_an_entry_replaced_since_its_summary_was_taken_is_not_loaded_for_it(tmp_path):
     """A build of another book sharing the cache may replace an entry (the same
     chapter, cleaned with other counts) between the summary a build took and its
