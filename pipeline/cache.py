@@ -256,7 +256,7 @@ class ChapterCache:
     def save(self, key: str, result: ChapterResult | Packed) -> str:
         """The entry of this key, and its stamp (``load``); what its cleaning read
         paragraph by paragraph (``ChapterResult.cleaned``) beside it, read only for a
-        chapter cleaned again. A result is packed here unless it was where it was made."""
+        chapter cleaned again. A result not packed where it was made is packed here."""
         packed = result if isinstance(result, Packed) else pack(result)
         side = self._path(key).with_suffix(".paragraphs")
         if packed.paragraphs is None:

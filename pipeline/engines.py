@@ -33,7 +33,6 @@ LOCAL_CONFIG = {
 
 def run_chapters(raws: list[RawChapter], res: Resources, jobs: int = 1, engine: str = "local",
                  scheduler: str | None = None, progress: Callable[[str], None] | None = None) -> Iterator[Packed]:
-
     if engine not in ENGINES:
         raise InputError(engine, f"no such engine: {', '.join(ENGINES)}")
     if not raws:

@@ -117,11 +117,12 @@ class ContextReader:
     def _read_commonest(self) -> None:
         """The readings of the ``COMMONEST`` commonest words of the index, in lower case,
         put in the memos of the books printed as this one (with the long s or without,
-        a table each): its candidates as a known word, what its decisions share wherever it stands, its parts as two words,
-        its id in the Littré, its frequency in the lexicon. They depend on the word alone, and every book prints most
-        of them: a process would otherwise work them out afresh, 8-11% of a cold clean
+        a table each): each word's candidates as a known word, what its decisions share
+        wherever it stands, its parts as two words, its id in the Littré, its frequency
+        in the lexicon. They depend on the word alone, and every book prints most of
+        them: a process would otherwise work them out afresh, 8-11% of a cold clean
         stage's instructions (bench/README.md). Derived once (2-3 s, the first time),
-        then read from the disk (``derived``, 2.5 MB, 25 ms); each is the value the memo
+        then read from the disk (``derived``, 2.9 MB, 25 ms); each is the value the memo
         would be given, so no decision changes (tests/test_correct.py)."""
         known, words, splits, ids, aliases, zipfs = self.commonest_readings()
         self._candidates.update(known)
