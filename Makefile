@@ -91,7 +91,7 @@ hunspell:
 
 bench: $(VENV)/.installed-bench hunspell
 	$(BIN)/python bench/run.py
-	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/scale.py --books 1 10
 	$(BIN)/python bench/recording.py
 	$(BIN)/python bench/clean.py
 	@if command -v valgrind >/dev/null; then $(BIN)/python bench/clean.py --instructions; \
