@@ -93,6 +93,32 @@ def test_words_the_sentence_leaves_alone(res, sentence):
     assert fixed(res, sentence) == sentence
 
 
+def test_a_word_of_the_period_the_lexicon_lacks_is_read_as_the_littre_prints_it(res):
+    """A word the modern lexicon lacks or hardly knows that the Littré prints (an
+    inflection of the period, 'mêlât') is the print's own reading, its accents misread
+    at most; a common word the misreading is further from must fit the sentence better
+    than it. 'mélat' was made 'métal' (three letters changed against one accent)."""
+    from pipeline.clean import clean_text
+    from pipeline.text import MappedText
+
+    def cleaned(text):
+        ctx = chapter_context(text, res)
+        mt = clean_text(MappedText.from_raw(text, 0, len(text)), ctx)
+        return mt.text, [(c.before, c.after) for c in mt.corrections()]
+
+    for sentence in ("Il ne faut pas qu'on mélat les cartes si vite.", "Il ne faut pas qu'on mêlât les cartes si vite.",
+                     "Il fallait qu'il gagnàt la partie."):
+        assert cleaned(sentence) == (sentence, [])
+    reader = chapter_context("Il joue.", res).reader
+    assert reader.littre_reading("mêlât") == ("mêlât", 0.0)
+    form, cost = reader.littre_reading("Mélat")
+    assert form == "mêlât" and cost == reader._cost("mélat", "mêlât") > 0
+    assert reader.littre_reading("eù") is None  # 'eu', a common word: the engine weighs it (and 'où') already
+    assert reader.littre_reading("eî") is None  # the Littré prints 'ei' once: a foreign word as likely
+    assert reader.littre_reading("peliles") is None  # a misreading of no word of the Littré
+    assert cleaned("Il a les peliles cartes.") == ("Il a les petites cartes.", [("peliles", "petites")])
+
+
 @pytest.mark.parametrize("printed,expected", [
     # a space the OCR added: joined when the sentence calls for the word they make
     ("Il ne faut pas commencer, car la con solalion serait de deux fiches.",

@@ -272,6 +272,21 @@ class ContextReader:
         often and never with the accent ('faire la vole')."""
         return self.book.get(lower, 0) < self.settings.rare_book_count or bool(self.book.get(acute, 0))
 
+    def littre_reading(self, printed: str) -> tuple[str, float] | None:
+        """For a word the lexicon does not know, the word the Littré prints that it is but
+        for its accents, if a rare word to the lexicon (below ``rare_zipf``), and what
+        reading it so costs: an inflection of the period the modern lexicon lacks or
+        hardly knows ('mêlât', 'gagnât', 'perdît'), printed as it is or with its accents
+        misread ('mélàt'). None if the Littré prints no such word, or too seldom to tell
+        it from a foreign word or a name of its citations (``littre_min_count``); None
+        too for a common word ('eù': 'eu'), which the engine weighs already, as it weighs
+        'où'."""
+        lower = printed.lower()
+        form = self.sequence.model.form_of(lower, self.settings.littre_min_count)
+        if form is None or self.lexicon.zipf(form) >= self.settings.rare_zipf:
+            return None
+        return form, (0.0 if form == lower else self._cost(lower, form))
+
     def unknown_candidates(self, printed: str, prev: str) -> list[str]:
         """The words an unknown word may have been misread from: those the index finds,
         and the words that follow the previous one in the counts, near in spelling
@@ -356,6 +371,12 @@ class ContextReader:
             # a capital after a word's first letter ('advcrSaire') is a glyph no book prints there
             inner = any(a.islower() and b.isupper() for a, b in zip(printed, printed[1:]))  # not 'XVIIIe
             base = seq.around_unknown(prev, nxt, st.unknown_logp) + (st.inner_capital_logp if inner else 0.0)
+            littre = self.littre_reading(printed)
+            if littre is not None:
+                # the print may be a word of the period, its accents misread: the print's
+                # own reading, which a candidate must fit better than
+                form, form_cost = littre
+                base = max(base, seq.around(prev, normal_of(form), nxt) - st.weight * form_cost)
             margin, lead, max_cost = st.nonword_margin, st.nonword_lead, st.nonword_max_cost
             rival_cost = max_cost
         # branch and bound: a candidate scores at most how well it fits (its cost is

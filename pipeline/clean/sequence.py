@@ -402,6 +402,12 @@ class SequenceModel:
             hit = self._aliases[w] = hit or w
         return hit
 
+    def form_of(self, w: str, min_count: int = 1) -> str | None:
+        """The word the Littré counts that w is but for its accents (its commonest form
+        of w's letters), None if it counts none at least ``min_count`` times."""
+        form = self.forms().get(_unaccented(w))
+        return form if form is not None and self.counts.unigrams[self.ids[form]] >= min_count else None
+
     def forms(self) -> dict[str, str]:
         """Each of the counts' words without accents → the commonest form it is written in
         (``alias``): loaded when first asked for, or before processes are forked, which

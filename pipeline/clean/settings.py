@@ -121,6 +121,7 @@ class ContextSettings:
     rare_max_cost: float
     accent_margin: float
     inner_capital_logp: float
+    littre_min_count: int
 
 
 @dataclass(frozen=True)

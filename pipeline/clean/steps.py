@@ -19,7 +19,7 @@ import regex
 from ..markers import number_marker, roman_marker
 from ..numbers import DIGITS
 from ..resources import Resources
-from ..text import Edit
+from ..text import Edit, fold_letters
 from .context import ContextReader
 from .correct import BookContext, Corrector, OcrConfidence
 from .sequence import normal, token_spans
@@ -261,6 +261,12 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
+        if d.applied and d.fix == "clean.non_word" and ctx.reader is not None:
+            littre = ctx.reader.littre_reading(word)
+            if littre is not None and littre[1] < d.cost and fold_letters(littre[0]) != fold_letters(d.word.lower()):
+                # a word of the period the lexicon lacks, its accents misread ('mélàt' for
+                # 'mêlât', not 'métal'): the sentence's to weigh (_in_context)
+                continue
         if d.applied and d.fix == "clean.real_word" and ctx.reader is not None:
             if neighbours is None:
                 neighbours = _Neighbours(text)
