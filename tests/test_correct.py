@@ -119,6 +119,18 @@ def test_a_word_of_the_period_the_lexicon_lacks_is_read_as_the_littre_prints_it(
     assert cleaned("Il a les peliles cartes.") == ("Il a les petites cartes.", [("peliles", "petites")])
 
 
+def test_a_piece_hyphened_to_a_fragment_is_not_made_a_word_alone(res):
+    """A piece joined by a hyphen to a fragment that is no word, and that the engine reads
+    as none, is most likely part of one word the OCR broke ('prèfëi-eDce', préférence):
+    not made a word alone ('préfet'), only suggested; the same piece alone is read, and
+    so is a piece hyphened to a word ('contre-invile')."""
+    assert fixed(res, "Le préfèi de la ville joue.") == "Le préfet de la ville joue."
+    for sentence in ("Il a la préfèi-eDce au premier en carte.", "Il a la préfèi-rcnce au premier."):
+        text, edits = fix_and_explain(sentence, res)
+        assert text == sentence and not edits
+    assert fixed(res, "Il prend la contre-invile du joueur.") == "Il prend la contre-invite du joueur."
+
+
 @pytest.mark.parametrize("printed,expected", [
     # a space the OCR added: joined when the sentence calls for the word they make
     ("Il ne faut pas commencer, car la con solalion serait de deux fiches.",

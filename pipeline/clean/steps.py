@@ -261,6 +261,8 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
+        if d.applied and d.fix == "clean.non_word" and _hyphened_to_a_fragment(text, tokens, k, ctx):
+            d = replace(d, applied=False)
         if d.applied and d.fix == "clean.non_word" and ctx.reader is not None:
             littre = ctx.reader.littre_reading(word)
             if littre is not None and littre[1] < d.cost and fold_letters(littre[0]) != fold_letters(d.word.lower()):
@@ -280,6 +282,24 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         elif ctx.raw_of is not None:
             a, b = ctx.raw_of(start, end)
             ctx.suggestions.append(Suggestion(a, b, word, d.word, d.fix, d.confidence))
+
+
+def _hyphened_to_a_fragment(text: str, tokens: list[tuple[str, int, int]], k: int, ctx: CleanContext) -> bool:
+    """Whether the k-th token is joined by a hyphen to a piece that is no word and that the
+    engine cannot read as one ('prèfëi-eDce', préférence): then the two are most likely one
+    word the OCR broke, and the token alone is not to be made a word ('préfet')."""
+    word, start, end = tokens[k]
+    partner = None
+    if k + 1 < len(tokens) and text[end:end + 1] == "-" and tokens[k + 1][1] == end + 1:
+        partner = tokens[k + 1][0]
+    elif k > 0 and start > 0 and text[start - 1] == "-" and tokens[k - 1][2] == start - 1:
+        partner = tokens[k - 1][0]
+    st = ctx.settings.context
+    if (partner is None or ctx.corrector.lexicon.zipf(partner) >= st.rare_zipf
+            or ctx.book.counts.get(partner.lower(), 0) >= st.rare_book_count):
+        return False  # (a word the web misspells is no word: wordfreq knows 'edce')
+    d = ctx.corrector.decide(partner, ctx.book)
+    return d is None or not d.applied
 
 
 class _Neighbours:
