@@ -62,6 +62,8 @@ class Lexicon:
         self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
         self.hyphen_suffixes = {w.lower() for w in hy["suffixes"]}
         self.hyphen_always = {w.lower() for w in hy["always"]}
+        self.hyphen_after_pronouns = {w.lower() for w in hy["after_pronouns"]}
+        self.pronouns = {w.lower() for w in hy["pronouns"]}
         self.hyphen_linking = {w.lower() for w in hy["linking"]}
         self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
         self._period_memo: dict[str, bool] = {}
@@ -226,9 +228,10 @@ class Lexicon:
         'left-right'. Stricter than a hyphen printed at a line end, where the question is
         only whether to keep it: here either side alone proves nothing ('peut faire' and
         'peut-être', 'met le roi' and 'mets-le'), so both must say so ('vingt-un'), or the
-        second be a word that is always hyphened to the one before ('lui-même', 'celui-ci')."""
+        second be a word that is always hyphened to the one before ('celui-ci'), or to the
+        personal pronoun before ('lui-même', not 'la-même')."""
         l, r = left.lower().replace("’", "'"), right.lower().replace("’", "'")
         last = _HYPHEN_PARTS.split(l)[-1]
         first = r.split("-")[0]
-        return first in self.hyphen_always or ((last in self.hyphen_prefixes or l in self.hyphen_prefixes)
-                                               and first in self.hyphen_suffixes)
+        return (first in self.hyphen_always or (first in self.hyphen_after_pronouns and last in self.pronouns)
+                or ((last in self.hyphen_prefixes or l in self.hyphen_prefixes) and first in self.hyphen_suffixes))

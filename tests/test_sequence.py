@@ -108,6 +108,21 @@ def test_a_pair_of_the_book_counts_from_its_third_printing_its_own_occurrence_le
     assert p(4) > p(0)
 
 
+def test_two_words_printed_together_against_chance_and_a_word_by_its_letters_but_accents():
+    """``together``: how often the counts print w after v against how often chance would
+    pair them, each plus one; ``form_of``: the word counted with these letters, accents
+    aside, if counted often enough."""
+    text = "il ne joue pas. " * 30 + "du vin. " * 30 + "du ne. il mêlât. il mêlât. sans dire. "
+    model = SequenceModel(Counts.of(tokens(text)), CleanSettings.default().sequence, lambda w: 1e-6)
+    n = sum(model.counts.unigrams)
+    c = {w: model.counts.unigrams[model.ids[w]] for w in ("du", "ne", "sans", "dire")}
+    assert model.together("du", "ne") == pytest.approx(2 / (c["du"] * c["ne"] / n + 1))
+    assert model.together("sans", "dire") == pytest.approx(2 / (c["sans"] * c["dire"] / n + 1))
+    assert model.together("ne", "joue") > 1 > model.together("du", "ne")
+    assert model.together("du", "carte") is None  # a word it does not count: nothing to tell
+    assert (model.form_of("mélàt"), model.form_of("mêlât", 2), model.form_of("melat", 3)) == ("mêlât", "mêlât", None)
+
+
 def test_a_word_the_littre_spells_with_other_accents_is_the_same_word():
     model = SequenceModel(Counts.of(tokens("des piéges. des piéges. des pièces.")),
                           CleanSettings.default().sequence, lambda w: 1e-6)

@@ -456,6 +456,17 @@ class SequenceModel:
         else:
             _fill(self._pair_of, self.counts.pairs, self.counts.pair_counts, keys)
 
+    def together(self, v: str, w: str) -> float | None:
+        """How often the Littré prints w after v against how often chance would pair them
+        (each count plus one): far below 1 for two words French does not put side by side
+        ('du ne': once, where chance would pair them 305 times); None if it does not
+        count one of them."""
+        i, j = self.ids.get(v), self.ids.get(w)
+        if i is None or j is None or not self.total:
+            return None
+        chance = self.counts.unigrams[i] * self.counts.unigrams[j] / self.total
+        return (self.pair(v, w) + 1) / (chance + 1)
+
     def pair(self, v: str, w: str) -> int:
         """How often the Littré prints w after v (memoised for the process)."""
         hit = self._pairs.get((v, w))

@@ -53,6 +53,7 @@ class JoinedWords:
     corrector_max_cost: float
     book_min_count: int
     three_part_zipf: float
+    three_part_together: float
     neighbour_zipf: float
 
 

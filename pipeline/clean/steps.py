@@ -22,7 +22,7 @@ from ..resources import Resources
 from ..text import Edit, fold_letters
 from .context import ContextReader
 from .correct import BookContext, Corrector, OcrConfidence
-from .sequence import normal, token_spans
+from .sequence import SequenceModel, normal, token_spans
 from .settings import CleanSettings
 
 
@@ -609,7 +609,9 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre'
         if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
-        parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf)
+        littre = ctx.reader.sequence.model if ctx.reader is not None else SequenceModel.default()
+        parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf,
+                        lambda a, b: (littre.together(normal(a), normal(b)) or 1.0) >= js.three_part_together)
         if parts is None:
             continue
         # a misread single word is the corrector's, not two words
@@ -651,11 +653,13 @@ def _joins_a_neighbour(text: str, tokens: list, k: int, lex, least: float) -> bo
 
 
 def _parted(word: str, part: Callable[..., bool], pair: Callable[[str, str], bool],
-            zipf: Callable[[str], float], three_zipf: float) -> list[str] | None:
+            zipf: Callable[[str], float], three_zipf: float, printed_together: Callable[[str, str], bool]) -> list[str] | None:
     """The words a token is run together from: two if it can be two, the cut whose rarer
     word is the commonest; else three ('jouesansdire'), each next two as two would be,
-    each word at least ``three_zipf`` common (a token that is exactly three words is
-    less likely one word misread than one that is two)."""
+    each word at least ``three_zipf`` common, each two side by side as French prints
+    them (``printed_together``: 'du ne' is not, and 'dunemanière' no 'du ne manière'). A
+    token that is exactly three words is less likely one word misread than one that is
+    two, and a cut of it into three words that do not go together is no likelier."""
     two = [(min(zipf(a), zipf(b)), [a, b]) for k in range(2, len(word) - 1)
            for a, b in [(word[:k], word[k:])] if part(a) and part(b) and pair(a, b)]
     if two:
@@ -669,7 +673,8 @@ def _parted(word: str, part: Callable[..., bool], pair: Callable[[str, str], boo
             continue
         for j in range(k + 2, len(word) - 1):
             b, c = word[k:j], word[j:]
-            if part(b, three_zipf) and part(c, three_zipf) and pair(a, b) and pair(b, c):
+            if (part(b, three_zipf) and part(c, three_zipf) and pair(a, b) and pair(b, c)
+                    and printed_together(a, b) and printed_together(b, c)):
                 three.append((min(zipf(a), zipf(b), zipf(c)), [a, b, c]))
     return max(three)[1] if three else None
 
