@@ -119,11 +119,17 @@ def test_a_word_of_the_period_the_lexicon_lacks_is_read_as_the_littre_prints_it(
     assert cleaned("Il a les peliles cartes.") == ("Il a les petites cartes.", [("peliles", "petites")])
 
 
-def test_a_piece_hyphened_to_a_fragment_is_not_made_a_word_alone(res):
+def test_a_piece_of_a_broken_word_is_not_made_a_word_alone(res):
     """A piece joined by a hyphen to a fragment that is no word, and that the engine reads
     as none, is most likely part of one word the OCR broke ('prèfëi-eDce', préférence):
     not made a word alone ('préfet'), only suggested; the same piece alone is read, and
-    so is a piece hyphened to a word ('contre-invile')."""
+    so is a piece hyphened to a word ('contre-invile'). So is a piece a speck of debris
+    parts from one that makes a word, or a spelling of the period, with it: 'pouvo.it' is
+    'pouvoit', which the segmentation joins, not 'pouvoir' (its 'it' read 'il' first)."""
+    assert fixed(res, "Il ne pouvo.it pas jouer.") == "Il ne pouvoit pas jouer."
+    assert fixed(res, "Il ne faudro.it pas le battre.") == "Il ne faudroit pas le battre."
+    # a speck that parts two words is a space: 'ii' is still 'il'
+    assert fixed(res, "Auquel cas ii.recommenceroit la partie.").startswith("Auquel cas il")
     assert fixed(res, "Le préfèi de la ville joue.") == "Le préfet de la ville joue."
     for sentence in ("Il a la préfèi-eDce au premier en carte.", "Il a la préfèi-rcnce au premier."):
         text, edits = fix_and_explain(sentence, res)

@@ -261,7 +261,7 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         d = corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
         if d is None or d.word == word:
             continue
-        if d.applied and d.fix == "clean.non_word" and _hyphened_to_a_fragment(text, tokens, k, ctx):
+        if d.applied and d.fix in ("clean.non_word", "clean.real_word") and _piece_of_a_broken_word(text, tokens, k, ctx):
             d = replace(d, applied=False)
         if d.applied and d.fix == "clean.non_word" and ctx.reader is not None:
             littre = ctx.reader.littre_reading(word)
@@ -284,11 +284,25 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             ctx.suggestions.append(Suggestion(a, b, word, d.word, d.fix, d.confidence))
 
 
-def _hyphened_to_a_fragment(text: str, tokens: list[tuple[str, int, int]], k: int, ctx: CleanContext) -> bool:
-    """Whether the k-th token is joined by a hyphen to a piece that is no word and that the
-    engine cannot read as one ('prèfëi-eDce', préférence): then the two are most likely one
-    word the OCR broke, and the token alone is not to be made a word ('préfet')."""
+# specks of debris between two pieces of a word, as _SEPARATOR's (an apostrophe elides: 'jusqu'à')
+_SPECKS_BETWEEN = regex.compile(r"[.,^*|»«]+")
+
+
+def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: int, ctx: CleanContext) -> bool:
+    """Whether the k-th token is most likely a piece of one word the OCR broke, not to be
+    made a word alone: run into its neighbour by a speck of debris, the two a word or a
+    spelling of the period without it ('pouvo.it', pouvoit, whose 'it' is not 'il': the
+    segmentation joins them), or joined by a hyphen to a piece that
+    is no word and that the engine cannot read as one ('prèfëi-eDce', préférence, whose
+    first piece is not 'préfet')."""
     word, start, end = tokens[k]
+    lex = ctx.corrector.lexicon
+    for a, b in ((k, k + 1), (k - 1, k)):
+        if a >= 0 and b < len(tokens) and tokens[b][0][0].islower() \
+                and _SPECKS_BETWEEN.fullmatch(text, tokens[a][2], tokens[b][1]):
+            joined = tokens[a][0] + tokens[b][0]
+            if lex.known(joined) or lex.is_period_form(joined.lower()):
+                return True  # ('ii.reco.mmenceroit': the speck there is a space, 'ii' is 'il')
     partner = None
     if k + 1 < len(tokens) and text[end:end + 1] == "-" and tokens[k + 1][1] == end + 1:
         partner = tokens[k + 1][0]
