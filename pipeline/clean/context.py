@@ -90,6 +90,7 @@ class ContextReader:
         self._split_readings: dict[str, list] = shared.setdefault(("split", long_s), {})
         self._word_readings: dict[str, list] = shared.setdefault(("readings", long_s), {})
         self._words: dict = shared.setdefault(("words", long_s), {})
+        self._littre_readings: dict = shared.setdefault(("littre", long_s), {})
         read = shared.setdefault("commonest", {})  # printed with the long s or not → the table's key, None for none
         if long_s not in read:
             read[long_s] = self._commonest_key()
@@ -282,10 +283,13 @@ class ContextReader:
         too for a common word ('eù': 'eu'), which the engine weighs already, as it weighs
         'où'."""
         lower = printed.lower()
-        form = self.sequence.model.form_of(lower, self.settings.littre_min_count)
-        if form is None or self.lexicon.zipf(form) >= self.settings.rare_zipf:
-            return None
-        return form, (0.0 if form == lower else self._cost(lower, form))
+        hit = self._littre_readings.get(lower, _UNSEEN)
+        if hit is _UNSEEN:
+            form = self.sequence.model.form_of(lower, self.settings.littre_min_count)
+            hit = None if form is None or self.lexicon.zipf(form) >= self.settings.rare_zipf else (
+                form, 0.0 if form == lower else self._cost(lower, form))
+            self._littre_readings[lower] = hit
+        return hit
 
     def unknown_candidates(self, printed: str, prev: str) -> list[str]:
         """The words an unknown word may have been misread from: those the index finds,
