@@ -292,9 +292,9 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
     """Whether the k-th token is most likely a piece of one word the OCR broke, not to be
     made a word alone: run into its neighbour by a speck of debris, the two a word or a
     spelling of the period without it ('pouvo.it', pouvoit, whose 'it' is not 'il': the
-    segmentation joins them), or joined by a hyphen to a piece that
-    is no word and that the engine cannot read as one ('prèfëi-eDce', préférence, whose
-    first piece is not 'préfet')."""
+    segmentation joins them; in 'ii.reco…' the speck is a space, and 'ii' is 'il'), or
+    joined by a hyphen to a piece that is no word and that the engine cannot read as one
+    ('prèfëi-eDce', préférence, whose first piece is not 'préfet')."""
     word, start, end = tokens[k]
     lex = ctx.corrector.lexicon
     for a, b in ((k, k + 1), (k - 1, k)):
@@ -302,14 +302,14 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
                 and _SPECKS_BETWEEN.fullmatch(text, tokens[a][2], tokens[b][1]):
             joined = tokens[a][0] + tokens[b][0]
             if lex.known(joined) or lex.is_period_form(joined.lower()):
-                return True  # ('ii.reco.mmenceroit': the speck there is a space, 'ii' is 'il')
+                return True
     partner = None
     if k + 1 < len(tokens) and text[end:end + 1] == "-" and tokens[k + 1][1] == end + 1:
         partner = tokens[k + 1][0]
     elif k > 0 and start > 0 and text[start - 1] == "-" and tokens[k - 1][2] == start - 1:
         partner = tokens[k - 1][0]
     st = ctx.settings.context
-    if (partner is None or ctx.corrector.lexicon.zipf(partner) >= st.rare_zipf
+    if (partner is None or lex.zipf(partner) >= st.rare_zipf
             or ctx.book.counts.get(partner.lower(), 0) >= st.rare_book_count):
         return False  # (a word the web misspells is no word: wordfreq knows 'edce')
     d = ctx.corrector.decide(partner, ctx.book)
@@ -609,6 +609,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     js = ctx.settings.joined_words
     part = partial(_is_part, small, lex, js.part_min_length, js.part_zipf)
     pair = partial(_may_pair, small, js.both_min_length)
+    together = partial(_printed_together, ctx.reader.sequence.model if ctx.reader is not None else SequenceModel.default(),
+                       js.three_part_together)
     tokens = _word_spans(text)
     for k, (word, start, end) in enumerate(tokens):
         compound = _lost_hyphen(text, word, start, end, lex)
@@ -623,9 +625,7 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre'
         if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
-        littre = ctx.reader.sequence.model if ctx.reader is not None else SequenceModel.default()
-        parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf,
-                        lambda a, b: (littre.together(normal(a), normal(b)) or 1.0) >= js.three_part_together)
+        parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf, together)
         if parts is None:
             continue
         # a misread single word is the corrector's, not two words
@@ -643,6 +643,13 @@ def _is_part(small: frozenset[str], lex, min_length: int, least: float, x: str, 
     """A piece of a token run together that may be a word of its own: a function word,
     or a word of ``min_length`` letters or more at least ``floor`` (else ``least``) common."""
     return x.lower() in small or (len(x) >= min_length and lex.best_zipf(x) >= (least if floor is None else floor))
+
+
+def _printed_together(littre: SequenceModel, least: float, a: str, b: str) -> bool:
+    """Whether the Littré prints b after a at least ``least`` of the times chance would
+    pair them (``SequenceModel.together``; a word it does not count tells nothing)."""
+    ratio = littre.together(normal(a), normal(b))
+    return ratio is None or ratio >= least
 
 
 def _may_pair(small: frozenset[str], min_length: int, a: str, b: str) -> bool:
