@@ -137,6 +137,17 @@ def test_a_piece_of_a_broken_word_is_not_made_a_word_alone(res):
     assert fixed(res, "Il prend la contre-invile du joueur.") == "Il prend la contre-invite du joueur."
 
 
+@pytest.mark.parametrize("sentence", [
+    "Il pose ses cartes sur ses ge-noux avant de jouer.",  # not 'ge-nous'
+    "Le joueur cou-pable de la faute paie une fiche.",  # not 'cou-table'
+])
+def test_a_piece_of_a_word_a_hyphen_parts_is_not_read_alone(res, sentence):
+    """A hyphen with no space between two pieces that make a word ('ge-noux', genoux) is a
+    line end the export lost, or a compound's: neither piece is a word of its own."""
+    text, edits = fix_and_explain(sentence, res)
+    assert text == sentence and not edits
+
+
 @pytest.mark.parametrize("printed,expected", [
     # a space the OCR added: joined when the sentence calls for the word they make
     ("Il ne faut pas commencer, car la con solalion serait de deux fiches.",

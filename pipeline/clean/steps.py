@@ -297,6 +297,8 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
     ('prèfëi-eDce', préférence, whose first piece is not 'préfet')."""
     word, start, end = tokens[k]
     lex = ctx.corrector.lexicon
+    if _hyphened_piece(text, start, end, lex):
+        return True
     for a, b in ((k, k + 1), (k - 1, k)):
         if a >= 0 and b < len(tokens) and tokens[b][0][0].islower() \
                 and _SPECKS_BETWEEN.fullmatch(text, tokens[a][2], tokens[b][1]):
@@ -314,6 +316,28 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
         return False  # (a word the web misspells is no word: wordfreq knows 'edce')
     d = ctx.corrector.decide(partner, ctx.book)
     return d is None or not d.applied
+
+
+def _hyphened_piece(text: str, start: int, end: int, lex) -> bool:
+    """Whether the word at text[start:end] is one piece of a word a hyphen parts with no
+    space ('Aca-démie', 'ge-noux'), the pieces run together a known word or a spelling of
+    the period: a line's end the export lost, or a compound ('tric-trac'). Either way
+    the piece is no word of its own to read ('démie' is not 'demie'): the layout mends
+    a lost line end, and a compound is as printed."""
+    if text[end:end + 1] == "-":
+        after = _LETTER_RUN.match(text, end + 1)
+        if after is not None and _one_word(text[start:end] + after.group(), lex):
+            return True
+    if start > 1 and text[start - 1] == "-" and text[start - 2].isalpha():
+        first = start - 2
+        while first > 0 and text[first - 1].isalpha():
+            first -= 1
+        return _one_word(text[first:start - 1] + text[start:end], lex)
+    return False
+
+
+def _one_word(joined: str, lex) -> bool:
+    return joined.isalpha() and (lex.known(joined) or lex.is_period_form(joined.lower()))
 
 
 class _Neighbours:
@@ -367,7 +391,7 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         d = None
         # a word standing clear of debris ('rnan^er' is one word the OCR broke, not 'er')
         clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD)
-        if a >= skip_until and clear and word[-1].isalpha():
+        if a >= skip_until and clear and word[-1].isalpha() and not _hyphened_piece(text, a, b, ctx.res.lexicon):
             d = reader.decide(word, prev, nxt, sentence_start=prev == ".")
         if d is None:
             prev = tok
@@ -623,7 +647,7 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
         if word[0].isupper() and word[1:].islower() and not _opens_sentence(text, start):
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre'
-        if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf):
+        if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf) or _hyphened_piece(text, start, end, lex):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
         parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf, together)
         if parts is None:
