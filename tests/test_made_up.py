@@ -126,6 +126,39 @@ def test_a_hyphen_left_inside_a_line_joins_a_word_not_two(tmp_path, res):
                                          "les points des deux dames surnuméraires avant de jouer.")
 
 
+def test_a_chapter_whose_lines_the_export_ran_together_has_its_line_ends_hyphens_mended(tmp_path, res):
+    # each paragraph one line: a hyphen with no space after it ('mê-ler') is where a line
+    # ended, mended where the pieces make a word; a compound's stays ('peut-être'), and so
+    # does a word the chapter prints hyphened again and again and never whole ('tric-trac')
+    seg = chapter(tmp_path, res,
+                  "Le joueur qui a la main doit mê-ler les cartes et les faire couper par son voisin de gauche; "
+                  "s'il oublie de les faire couper, son adver-saire peut demander que l'on recom-mence la donne, "
+                  "et peut-être marquer deux points.\n\n"
+                  "Au tric-trac on joue avec deux dés; le tric-trac est un jeu de hasard et d'adresse, et chacun "
+                  "sait que le tric-trac demande de l'at-tention.\n\n"
+                  "Celui qui a gagné la partie met les jetons sur ses ge-noux et compte ce que son adversaire lui "
+                  "doit; il ne peut pas les rendre avant la fin.\n")
+    assert [p.text.text for p in seg.passages] == [
+        "Le joueur qui a la main doit mêler les cartes et les faire couper par son voisin de gauche; s'il oublie "
+        "de les faire couper, son adversaire peut demander que l'on recommence la donne, et peut-être marquer "
+        "deux points.",
+        "Au tric-trac on joue avec deux dés; le tric-trac est un jeu de hasard et d'adresse, et chacun sait que "
+        "le tric-trac demande de l'attention.",
+        "Celui qui a gagné la partie met les jetons sur ses genoux et compte ce que son adversaire lui doit; il "
+        "ne peut pas les rendre avant la fin."]
+    mends = [(c.before, c.after, c.fix) for p in seg.passages for c in p.text.corrections() if c.fix.startswith("layout")]
+    assert mends == [("-", "", "layout.join_hyphenated")] * 5
+
+
+def test_a_hyphen_inside_a_printed_line_is_left_as_printed(tmp_path, res):
+    # the export kept the printed lines: a hyphen inside one is the print's, and neither
+    # piece is read as a word of its own ('noux' is not 'nous')
+    seg = chapter(tmp_path, res, "Celui qui a gagné met les jetons sur ses ge-noux\net compte ce que son adversaire\n"
+                                 "lui doit; au tric-trac on ne les rend\npas avant la fin de la partie.\n")
+    assert seg.passages[0].text.text == ("Celui qui a gagné met les jetons sur ses ge-noux et compte ce que son "
+                                         "adversaire lui doit; au tric-trac on ne les rend pas avant la fin de la partie.")
+
+
 def test_a_speck_inside_a_word_may_hide_its_letters(tmp_path, res):
     # a speck of debris is a glyph the OCR added ('pr^ier' is 'prier' where the sentence
     # calls for it) or a blot over letters it hides ('premier', 'marque'): the sentence

@@ -7,8 +7,10 @@ character, to the raw text."""
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import regex
 
@@ -26,6 +28,9 @@ _LETTER = regex.compile(r"\p{L}")
 _WORD_AT_END = regex.compile(r"([\p{L}'’]+)[-¬]$")  # '¬': the hyphen as eScriptorium transcribes it
 _WORD_AT_START = regex.compile(r"^[^\s,.;:!?]+")
 _INLINE_BREAK = regex.compile(r"(?<=\p{L})([\p{L}'’]*)- (?=[\p{L}^])")
+# … or, in a paragraph the export ran together, with no space after it: 'Aca-démie'
+_HYPHENED_WORD = regex.compile(r"[\p{L}'’]+(?:-[\p{L}'’]+)*")
+_INLINE_BREAK_OR_BARE = regex.compile(r"(?<=\p{L})([\p{L}'’]*)-(?: (?=[\p{L}^])|(?=\p{Ll}))")
 
 
 @dataclass
@@ -114,7 +119,10 @@ def units(raw: str, lines: list[Line], form: str, res: Resources, s: LayoutSetti
             groups.append(group)
     else:
         groups = [[l] for l in lines if l.kind == "text"]
-    return [unit_from_lines(raw, g, res, s.hyphens, inline_heads=inline_heads) for g in groups]
+    # a chapter whose export ran each paragraph's lines together kept its line ends'
+    # hyphens inside the lines, with no space after them: 'Aca-démie'
+    reflowed = form != "wrapped"
+    return [unit_from_lines(raw, g, res, s.hyphens, inline_heads=inline_heads, reflowed=reflowed) for g in groups]
 
 
 def ends_paragraph(prev: Line, nxt: Line, width: float, res: Resources, s: Paragraphs) -> bool:
@@ -146,7 +154,8 @@ def _ends_on_function_word(text: str, res: Resources) -> bool:
 
 
 def unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens,
-                    hyphenated: Mapping[int, str] | None = None, inline_heads: Sequence[Line] = ()) -> Unit:
+                    hyphenated: Mapping[int, str] | None = None, inline_heads: Sequence[Line] = (),
+                    reflowed: bool = False) -> Unit:
     first = group[0]
     mt = _line_text(raw, first)
     for line in group[1:]:
@@ -162,7 +171,7 @@ def unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens,
                 spans.append([h.start - 1, h.end + 1])
     if spans:
         mt = mt.apply([Edit(mt.from_raw_offset(a), mt.from_raw_offset(b), " ", "layout.page_break") for a, b in spans])
-    mt = _mend_inline_breaks(mt, res.lexicon, s)
+    mt = _mend_inline_breaks(mt, res.lexicon, s, _printed_words(raw) if reflowed else None)
     note = note_marker(mt.text)
     return Unit(mt, first.index, group[-1].index, note.value if note else None)
 
@@ -246,21 +255,42 @@ def join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], fix:
     return left.concat(right, joiner, fix, confidence, moved)
 
 
-def _mend_inline_breaks(mt: MappedText, lex: Lexicon, s: Hyphens) -> MappedText:
-    """'l'obli- ger', 'Suppofons- que': a line-end hyphen the export left inside a line."""
+def _mend_inline_breaks(mt: MappedText, lex: Lexicon, s: Hyphens, printed: Counter | None = None) -> MappedText:
+    """'l'obli- ger', 'Suppofons- que': a line-end hyphen the export left inside a line;
+    in a chapter whose export ran its lines together (``printed``: the chapter's words,
+    counted), 'Aca-démie' too: a hyphen with no space after it, mended only where the
+    pieces make a known word, the hyphen is not the word's own, and the chapter does not
+    print the word so again and again and never whole (a line end falls anywhere in a
+    word: 'tric-trac' so printed is the word's spelling)."""
     edits = []
-    for m in _INLINE_BREAK.finditer(mt.text):
+    for m in (_INLINE_BREAK if printed is None else _INLINE_BREAK_OR_BARE).finditer(mt.text):
         left_word = regex.search(r"[\p{L}'’]+$", mt.text[: m.end(1)])
         right_word = _WORD_AT_START.match(mt.text[m.end() :])
         if not left_word or not right_word:
             continue
-        how, fix, conf = mend_break(left_word.group(), right_word.group().lstrip("^"), lex, s, inline=True)
+        left, right = left_word.group(), right_word.group().lstrip("^")
+        how, fix, conf = mend_break(left, right, lex, s, inline=True)
         hyphen = m.end(1)
-        if how == "-":
+        if m.end() == hyphen + 1:  # no space: only the known word the pieces make is mended
+            compound = printed[f"{left}-{right}".lower()] >= s.compound_repeats and not printed[(left + right).lower()]
+            if how == "" and lex.known(left + right, 1.0) and not compound:
+                edits.append(Edit(hyphen, hyphen + 1, "", fix, conf))
+        elif how == "-":
             edits.append(Edit(hyphen, hyphen + 2, "-", "layout.keep_hyphen", conf))
         else:
             edits.append(Edit(hyphen, hyphen + 2, how, fix, conf))
     return mt.apply(edits) if edits else mt
+
+
+@lru_cache(maxsize=2)
+def _printed_words(raw: str) -> Counter:
+    """How often a chapter prints each word (lower case), a hyphened one both whole and
+    by its pieces two by two ('demi-figu-re': 'demi-figu', 'figu-re')."""
+    counts: Counter = Counter()
+    for m in _HYPHENED_WORD.finditer(raw.lower()):
+        parts = m.group().split("-")
+        counts.update(parts if len(parts) == 1 else (f"{a}-{b}" for a, b in zip(parts, parts[1:])))
+    return counts
 
 
 def decide_joins(units: list[Unit], lines: list[Line], res: Resources) -> list[Join]:

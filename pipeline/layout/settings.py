@@ -69,6 +69,7 @@ class Hyphens:
     stray: float
     stray_min_zipf: float
     unknown: float
+    compound_repeats: int
 
 
 @dataclass(frozen=True)
