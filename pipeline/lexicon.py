@@ -58,6 +58,7 @@ class Lexicon:
         self._any_rewrite = regex.compile("|".join(f"(?:{a})" for a, _ in period["rewrites"])) \
             if self._rewrites and not any(p.groups for p, _ in self._rewrites) else None
         self._period_words = {w.lower() for w in period["words"]}
+        self._modern_min_zipf = period["modern_min_zipf"]
         hy = data["hyphens"]
         self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
         self.hyphen_suffixes = {w.lower() for w in hy["suffixes"]}
@@ -196,7 +197,7 @@ class Lexicon:
         w = w.lower().replace("’", "'")
         if w in self._period_words:
             return True
-        return any(self.zipf(v) >= 3.5 for v in self.period_modern(w))
+        return any(self.zipf(v) >= self._modern_min_zipf for v in self.period_modern(w))
 
     def candidate_words(self, min_zipf: float = 2.0):
         """(word, zipf) of the words a misread word may be corrected to."""
