@@ -209,6 +209,9 @@ def test_real_word_error_needs_the_book_or_the_topic(res):
 def test_numbers_read_in_a_list_of_numbers(res):
     assert fixed(res, "Le point se fait par lo et g, par 10, 9 et 8, ou par 10, 9, 8 et 7.") == (
         "Le point se fait par 10 et 9, par 10, 9 et 8, ou par 10, 9, 8 et 7.")
+    # an initial the clause's stops cut off from the numbers around it is no number of theirs
+    sentence = "Reçu en 1742, mort en 1760. S. Martin le remplace en 1761, puis en 1770."
+    assert fixed(res, sentence) == sentence
 
 
 @pytest.mark.parametrize("printed,expected", [
@@ -218,6 +221,7 @@ def test_numbers_read_in_a_list_of_numbers(res):
     ("S ouvent on joue en trois parties.", "Souvent on joue en trois parties."),
     ("Il se place visà-vis de son associé.", "Il se place vis-à-vis de son associé."),
     ("Dans ce cas, D est en droit de jouer.", "Dans ce cas, D est en droit de jouer."),  # a player, not d'
+    ("Il joue, i M. Durand le suit.", "Il joue, i M. Durand le suit."),  # a capital goes on no word: not 'iM'
 ])
 def test_elisions_and_word_boundaries(res, printed, expected):
     assert fixed(res, printed) == expected
@@ -445,6 +449,13 @@ def test_the_next_word_calls_for_the_s_reading_even_printed_with_its_own_long_s(
     # ('aire' is common in French); the sentence joins it to its first half, or it stays
     ("Il faut que l'ad versaire ne gagne pas.", "Il faut que l'adversaire ne gagne pas."),
     ("Avant que l'ad-versaire ait marqué ses points.", "Avant que l'ad-versaire ait marqué ses points."),
+    # a word the Littré prints, rare to the lexicon, is one word ('artiste ment', 'mois son née', 'par vins')
+    ("Les cartes sont artistement rangées sur la table.", "Les cartes sont artistement rangées sur la table."),
+    ("La récolte moissonnée avant le temps.", "La récolte moissonnée avant le temps."),
+    ("Il ne parvins pas à le battre.", "Il ne parvins pas à le battre."),
+    # a name in capitals, and a capital inside a part, which is debris ('maîtresse sI')
+    ("Un tableau peint par DESMAISONS sur toile.", "Un tableau peint par DESMAISONS sur toile."),
+    ("Il joue mal, et sa maîtressesI le regarde.", "Il joue mal, et sa maîtressesI le regarde."),
 ])
 def test_words_run_together_are_parted_with_a_space_or_the_compound_s_hyphen(res, printed, expected):
     assert fixed(res, printed) == expected

@@ -402,6 +402,11 @@ class SequenceModel:
             hit = self._aliases[w] = hit or w
         return hit
 
+    def count(self, w: str) -> int:
+        """How often the Littré prints w, as written (0: never)."""
+        i = self.ids.get(w)
+        return 0 if i is None else int(self.counts.unigrams[i])
+
     def form_of(self, w: str, min_count: int = 1) -> str | None:
         """The word the Littré counts that w is but for its accents (its commonest form
         of w's letters), None if it counts none at least ``min_count`` times."""

@@ -55,6 +55,7 @@ class JoinedWords:
     three_part_zipf: float
     three_part_together: float
     neighbour_zipf: float
+    littre_min_count: int
 
 
 @dataclass(frozen=True)

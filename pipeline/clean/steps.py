@@ -499,8 +499,9 @@ def _numbers_in_lists(text: str, ctx: CleanContext) -> Iterable[Edit]:
             tokens[j].group().lower() for j in (k - 1, k + 1)
             if 0 <= j < len(tokens) and not any(c in ";." for c in text[min(t.end(), tokens[j].end()) : max(t.start(), tokens[j].start())])
         ]
-        if not all(n.isdigit() or n in _LIST_GLUE or ctx.res.digits.readings(n, max_cost=ns.max_cost) for n in neighbours):
-            continue
+        if not neighbours or not all(n.isdigit() or n in _LIST_GLUE or ctx.res.digits.readings(n, max_cost=ns.max_cost)
+                                     for n in neighbours):
+            continue  # (a token the clause's stops cut off from both sides is no list's: 'Août. S. aux')
         value = min(readings, key=readings.get)
         yield Edit(t.start(), t.end(), str(value), "clean.number_in_list", round(ns.confidence - readings[value] / 2, 3))
 
@@ -592,7 +593,7 @@ def _split_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         joined = a + b
         za = 0.0 if len(a) == 1 else lex.best_zipf(a)
         zb = 0.0 if len(b) == 1 else lex.best_zipf(b)
-        if (_fragment(a, lex, least) and _fragment(b, lex, least) and not joined.isupper()
+        if (_fragment(a, lex, least) and _fragment(b, lex, least) and joined[1:].islower()
                 and lex.best_zipf(joined) >= max(sw.joined_zipf, za + sw.joined_gain, zb + sw.joined_gain)):
             yield Edit(a_start, b_end, joined, "clean.split_word", ctx.settings.confidence.split_word)
             pos = b_end
@@ -633,8 +634,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     js = ctx.settings.joined_words
     part = partial(_is_part, small, lex, js.part_min_length, js.part_zipf)
     pair = partial(_may_pair, small, js.both_min_length)
-    together = partial(_printed_together, ctx.reader.sequence.model if ctx.reader is not None else SequenceModel.default(),
-                       js.three_part_together)
+    littre = ctx.reader.sequence.model if ctx.reader is not None else SequenceModel.default()
+    together = partial(_printed_together, littre, js.three_part_together)
     tokens = _word_spans(text)
     for k, (word, start, end) in enumerate(tokens):
         compound = _lost_hyphen(text, word, start, end, lex)
@@ -645,13 +646,15 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue
         if ctx.book.counts.get(word.lower(), 0) >= js.book_min_count:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
-        if word[0].isupper() and word[1:].islower() and not _opens_sentence(text, start):
-            continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre'
+        if word.isupper() or word[0].isupper() and word[1:].islower() and not _opens_sentence(text, start):
+            continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre', or in capitals
+        if littre.count(word.lower()) >= js.littre_min_count:
+            continue  # a word of the language the lexicon knows too little ('artistement')
         if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf) or _hyphened_piece(text, start, end, lex):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
         parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf, together)
-        if parts is None:
-            continue
+        if parts is None or any(p[1:] != p[1:].lower() for p in parts):
+            continue  # a capital inside a part is debris, not a word's ('maîtressesI': not 'maîtresse sI')
         # a misread single word is the corrector's, not two words
         d = ctx.corrector.decide(word, ctx.book)
         if d is not None and d.cost <= js.corrector_max_cost:
