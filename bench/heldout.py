@@ -13,11 +13,26 @@ fixed, and right words broken, which on a book this clean is what the figures mo
 say. The proofread side is not a diplomatic transcription (it modernises a little and
 moves punctuation), so a "broken" word may be the proofreader's; ``--broken`` lists
 them to read.
+
+FILE may instead be a folder of the ICDAR 2017 post-OCR competition's files (its
+evaluation set's ``fr_monograph``: French books of 1755 to 1944 from the BnF, each
+file an ``[OCR_toInput]`` line, then the OCR and its gold standard aligned character
+by character, ``@`` for a gap and ``#`` where the gold is unknown). ``--dates`` keeps
+the books of those years (the folder's ``eval_metadata.csv``, or the competition's
+``metadata.csv``, beside or above it). The aligned texts are cut into paragraphs of
+some 600 characters at spaces both sides share, those with a ``#`` left out; where the
+OCR has a hyphen between two letters and the gold a space or a hyphen with a small
+letter after it, the gold's word is made one word: these books' gold standards keep a
+line end's break as the printed line had it ('pou ces', 'Aca-démie'), where a reading
+text has the word ('pouces'). The data is not in the project (the BnF's condition of
+use is non-commercial); it is public, e.g. in the repository
+impresso/llm-transcript-postcorrection, data/datasets/ocr/original/icdar-2017.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 import tempfile
@@ -33,6 +48,7 @@ def main() -> None:
     ap.add_argument("aligned", type=Path, nargs="?", default=ROOT.parent / "shared/aligned/lelasseux1852_t1_pairs.jsonl")
     ap.add_argument("--corpus", type=Path, default=ROOT / "corpus")
     ap.add_argument("--broken", action="store_true", help="list the words broken, and those fixed")
+    ap.add_argument("--dates", help="of an ICDAR 2017 folder, the books of these years only (e.g. 1755,1858)")
     args = ap.parse_args()
     if not args.aligned.exists():
         sys.exit(f"{args.aligned}: no such file (aligned paragraphs of another book; see this script's docstring)")
@@ -41,11 +57,16 @@ def main() -> None:
     from pipeline.clean.evaluate import _right_with_hyp, normalise, score, words
     from pipeline.resources import Resources
 
-    pairs = [json.loads(line) for line in args.aligned.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.aligned.is_dir():
+        pairs = icdar_pairs(args.aligned, args.dates.split(",") if args.dates else None)
+        if not pairs:
+            sys.exit(f"{args.aligned}: no ICDAR 2017 file{' of ' + args.dates if args.dates else ''} in it")
+    else:
+        pairs = [json.loads(line) for line in args.aligned.read_text(encoding="utf-8").splitlines() if line.strip()]
     ocr = "\n".join(" ".join(p["ocr"].split()) for p in pairs)
     proof = "\n".join(" ".join(p["proofread"].split()) for p in pairs)
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / args.aligned.with_suffix(".txt").name
+        path = Path(tmp) / (args.aligned.name + ".txt" if args.aligned.is_dir() else args.aligned.with_suffix(".txt").name)
         path.write_text(ocr + "\n", encoding="utf-8")
         t0 = time.perf_counter()
         lay = clean_file(path, Resources(args.corpus))
@@ -65,6 +86,40 @@ def main() -> None:
                 what = "fixed " if clean_right[j] else "BROKEN"
                 print(f"  {what} {raw_seen[j]!r} → {clean_seen[j]!r} (proofread {word!r}): "
                       f"{' '.join(g[max(0, j - 4):j + 5])}")
+
+
+def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -> list[dict]:
+    """The (ocr, proofread) paragraphs of a folder of ICDAR 2017 files (this script's docstring)."""
+    years = {}
+    for meta in (folder / "eval_metadata.csv", folder / "metadata.csv", folder.parent / "eval_metadata.csv",
+                 folder.parent / "metadata.csv"):
+        if meta.exists():
+            for row in csv.reader(meta.read_text(encoding="utf-8").splitlines(), delimiter=";"):
+                if row:
+                    years[row[0].replace("\\", "/").split("/")[-1] if folder.name in row[0] else None] = row[1]
+            years.pop(None, None)
+            break
+    pairs = []
+    for path in sorted(folder.glob("*.txt"), key=lambda p: (len(p.stem), p.stem)):
+        if dates is not None and years.get(path.name) not in dates:
+            continue
+        lines = path.read_text(encoding="utf-8").split("\n")
+        ocr, gold = lines[1][len("[OCR_aligned] "):], lines[2][len("[ GS_aligned] "):]
+        start = 0
+        while start < len(ocr):
+            end = min(len(ocr), start + size)
+            while end < len(ocr) and not (ocr[end] == " " and gold[end] == " "):
+                end += 1
+            o, g = ocr[start:end], list(gold[start:end])
+            for i in range(1, len(o) - 1):
+                if o[i] == "-" and o[i - 1].isalpha() and o[i + 1].isalpha() and g[i] in " -" \
+                        and g[i - 1].isalpha() and g[i + 1].islower():
+                    g[i] = "@"
+            if "#" not in g and o.strip():
+                pairs.append({"ocr": " ".join(o.replace("@", "").split()),
+                              "proofread": " ".join("".join(g).replace("@", "").split())})
+            start = end + 1
+    return pairs
 
 
 if __name__ == "__main__":
