@@ -137,7 +137,7 @@ def test_a_chapter_whose_lines_the_export_ran_together_has_its_line_ends_hyphens
                   "Au tric-trac on joue avec deux dés; le tric-trac est un jeu de hasard et d'adresse, et chacun "
                   "sait que le tric-trac demande de l'at-tention.\n\n"
                   "Celui qui a gagné la partie met les jetons sur ses ge-noux et compte ce que son adversaire lui "
-                  "doit; il ne peut pas les rendre avant la fin.\n")
+                  "doit; il ne peut pas les rendre avant la fin de la fête de l'Hô-tel-de-Ville.\n")
     assert [p.text.text for p in seg.passages] == [
         "Le joueur qui a la main doit mêler les cartes et les faire couper par son voisin de gauche; s'il oublie "
         "de les faire couper, son adversaire peut demander que l'on recommence la donne, et peut-être marquer "
@@ -145,9 +145,9 @@ def test_a_chapter_whose_lines_the_export_ran_together_has_its_line_ends_hyphens
         "Au tric-trac on joue avec deux dés; le tric-trac est un jeu de hasard et d'adresse, et chacun sait que "
         "le tric-trac demande de l'attention.",
         "Celui qui a gagné la partie met les jetons sur ses genoux et compte ce que son adversaire lui doit; il "
-        "ne peut pas les rendre avant la fin."]
+        "ne peut pas les rendre avant la fin de la fête de l'Hôtel-de-Ville."]
     mends = [(c.before, c.after, c.fix) for p in seg.passages for c in p.text.corrections() if c.fix.startswith("layout")]
-    assert mends == [("-", "", "layout.join_hyphenated")] * 5
+    assert mends == [("-", "", "layout.join_hyphenated")] * 6
 
 
 def test_a_hyphen_inside_a_printed_line_is_left_as_printed(tmp_path, res):

@@ -269,9 +269,12 @@ def _mend_inline_breaks(mt: MappedText, lex: Lexicon, s: Hyphens, printed: Count
         if not left_word or not right_word:
             continue
         left, right = left_word.group(), right_word.group().lstrip("^")
-        how, fix, conf = mend_break(left, right, lex, s, inline=True)
         hyphen = m.end(1)
-        if m.end() == hyphen + 1:  # no space: only the known word the pieces make is mended
+        bare = m.end() == hyphen + 1
+        if bare:
+            right = right.split("-")[0]  # ('l'Hô-tel-de-Ville': 'tel', the piece the hyphen parts)
+        how, fix, conf = mend_break(left, right, lex, s, inline=True)
+        if bare:  # no space: only the known word the pieces make is mended
             compound = printed[f"{left}-{right}".lower()] >= s.compound_repeats and not printed[(left + right).lower()]
             if how == "" and lex.known(left + right, 1.0) and not compound:
                 edits.append(Edit(hyphen, hyphen + 1, "", fix, conf))
