@@ -135,6 +135,7 @@ class SegmentationSettings:
     max_cost: float
     margin: float
     split_max_zipf: float
+    elision_together: float
 
 
 @dataclass(frozen=True)

@@ -535,6 +535,12 @@ def _elision(text: str, ctx: CleanContext) -> Iterable[Edit]:
                 d = ctx.reader.join(m.group(1), rest.group(), prev, nxt, prev == ".", _CARET)
                 if d is not None and d.applied:
                     continue
+        if ctx.reader is not None:
+            after = _LETTER_RUN.match(text, m.end())
+            together = ctx.reader.sequence.model.together(m.group(1).lower() + "'", after.group().lower()) \
+                if after is not None else None
+            if together is not None and together < ctx.settings.segmentation.elision_together:
+                continue  # no elision French prints ("j il": not "j'il")
         if m.group(1)[0].isupper() and len(m.group(1)) == 1:
             # a capital alone is an elision only where a sentence starts ('C est …');
             # inside one it names a player ('D est en droit')
