@@ -21,10 +21,10 @@ by character, ``@`` for a gap and ``#`` where the gold is unknown). ``--dates`` 
 the books of those years (the folder's ``eval_metadata.csv``, or the competition's
 ``metadata.csv``, beside or above it). The aligned texts are cut into paragraphs of
 some 600 characters at spaces both sides share, those with a ``#`` left out; where the
-OCR has a hyphen between two letters and the gold a space or a hyphen with a small
-letter after it, the gold's word is made one word: these books' gold standards keep a
-line end's break as the printed line had it ('pou ces', 'Aca-démie'), where a reading
-text has the word ('pouces'). The data is not in the project (the BnF's condition of
+OCR has a hyphen between two letters and the gold a space, a hyphen, or a hyphen and a
+space with a small letter after it, the gold's word is made one word: these books' gold
+standards keep a line end's break as the printed line had it ('pou ces', 'Aca-démie',
+'pei- gnoir'), where a reading text has the word ('pouces'). The data is not in the project (the BnF's condition of
 use is non-commercial); it is public, e.g. in the repository
 impresso/llm-transcript-postcorrection, data/datasets/ocr/original/icdar-2017.
 """
@@ -111,10 +111,12 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
             while end < len(ocr) and not (ocr[end] == " " and gold[end] == " "):
                 end += 1
             o, g = ocr[start:end], list(gold[start:end])
-            for i in range(1, len(o) - 1):
-                if o[i] == "-" and o[i - 1].isalpha() and o[i + 1].isalpha() and g[i] in " -" \
-                        and g[i - 1].isalpha() and g[i + 1].islower():
-                    g[i] = "@"
+            for i in range(1, len(o) - 2):
+                if o[i] == "-" and o[i - 1].isalpha() and g[i - 1].isalpha():
+                    if o[i + 1].isalpha() and g[i] in " -" and g[i + 1].islower():
+                        g[i] = "@"  # 'pou ces', 'pou-ces' for the OCR's 'pou-ces'
+                    elif o[i + 1] == "@" and o[i + 2].isalpha() and g[i:i + 2] == ["-", " "] and g[i + 2].islower():
+                        g[i] = g[i + 1] = "@"  # 'pei- gnoir' for the OCR's 'pei-gnoir'
             if "#" not in g and o.strip():
                 pairs.append({"ocr": " ".join(o.replace("@", "").split()),
                               "proofread": " ".join("".join(g).replace("@", "").split())})
