@@ -109,6 +109,8 @@ class ChannelModel:
         # glyphs printed for an elided article ('T' for "l'"): (glyphs, article)
         self.elisions = sorted((a, b) for (a, b) in self.pairs
                                if len(b) >= 2 and b[-1] in "'’" and b[:-1].isalpha() and a.isalpha())
+        # capitals the tables know as misreadings of other letters ('L' for 'b', 'T' for "l'")
+        self.capitals = sorted((a, b) for (a, b) in self.pairs if a[:1].isupper() and a[:1].lower() != b[:1])
         # two glyphs for one, by glyph class: (class, class) → {class meant: cost}
         self.class_merges: dict[tuple[str, str], dict[str, float]] = {}
         for (a, b), cost in self.pairs.items():
@@ -154,6 +156,13 @@ class ChannelModel:
         """The shape class of a glyph, as the skeleton writes it ('t' → 'i', 'u' → 'n')."""
         low = ch.lower()
         return self.class_of.get(low, low)
+
+    def misread_capital(self, printed: str, word: str) -> bool:
+        """Whether the print's first glyph, a capital, is one the tables know as a misreading
+        of the word's first letters. Inside a sentence a capital is most often a name's: read
+        as another letter only where the OCR is known to print that capital for it, not at the
+        price of its small letter's confusions ('B' is no 'h' as 'b' may be)."""
+        return any(printed.startswith(a) and word.startswith(b) for a, b in self.capitals)
 
     def long_s_cue(self, next_word: str) -> int:
         """+1 if the next word calls for the s reading of a long-s word, −1 for the f one.
@@ -1078,11 +1087,15 @@ class Corrector:
             margin = self.model.long_s_margin
         else:
             margin = s.realword_margin
+        # a capital inside a sentence changed for another letter: as for an unknown word
+        name_changed = printed[:1].isupper() and not sentence_start and printed[1:].islower() \
+            and lower[:1] != best[:1] and not self.model.misread_capital(printed, best)
         ok = (
             cost <= s.realword_max_cost
             and gain >= margin
             and score - runner_up >= s.realword_lead
             and fold_letters(best) != fold_letters(printed)
+            and not name_changed
         )
         if not ok and (gain < s.realword_suggestion or fold_letters(best) == fold_letters(printed)):
             return None  # not even worth suggesting: the printed word is likelier
@@ -1109,7 +1122,7 @@ class Corrector:
             and prior >= s.nonword_min_prior
             and score >= s.nonword_min_score
             and score - runner_up >= s.nonword_margin
-            and (not proper_noun or first_changed)
+            and (not proper_noun or (first_changed and self.model.misread_capital(printed, best)))
         )
         if not ok and score < s.nonword_suggestion:
             return None
@@ -1231,6 +1244,13 @@ def _confidence(margin: float, lead: float) -> float:
 def _cased(candidate: str, printed: str, sentence_start: bool) -> str:
     if len(printed) > 2 and printed.isupper():
         return candidate.upper()
+    # an elided article the OCR ran into one glyph keeps the capital the word after it
+    # is printed with ('TAmiral' read "l'Amiral", not "l'amiral"): the word's letters are
+    # the print's last ones where the reading did not change its length
+    cut = candidate.find("'") + 1
+    if 0 < cut <= 3 and cut < len(candidate) and len(candidate) - cut < len(printed) \
+            and printed[cut - len(candidate)].isupper():
+        candidate = candidate[:cut] + candidate[cut].upper() + candidate[cut + 1:]
     if printed[:1].isupper():
         if printed[:1].lower() == candidate[:1] or sentence_start:
             return candidate[:1].upper() + candidate[1:]
