@@ -1122,7 +1122,8 @@ class Corrector:
             and prior >= s.nonword_min_prior
             and score >= s.nonword_min_score
             and score - runner_up >= s.nonword_margin
-            and (not proper_noun or (first_changed and self.model.misread_capital(printed, best)))
+            and (not proper_noun or (first_changed and (_only_first_changed(lower, best)
+                                                        or self.model.misread_capital(printed, best))))
         )
         if not ok and score < s.nonword_suggestion:
             return None
@@ -1239,6 +1240,13 @@ def _long_s_reading(lower: str, best: str) -> str:
 
 def _confidence(margin: float, lead: float) -> float:
     return max(0.05, min(0.99, 0.5 + 0.15 * margin + 0.1 * min(lead, 3.0)))
+
+
+def _only_first_changed(lower: str, word: str) -> bool:
+    """Whether the word is the print but for its first glyph or two ('ijonne' for 'bonne',
+    'tor' for "l'or"): a capitalised word whose other letters are misread too is more
+    likely a name the engine does not know than a common word ('Bontaux' is no 'honteux')."""
+    return lower[1:] == word[1:] or lower[2:] == word[1:] or lower[1:] == word[2:]
 
 
 def _cased(candidate: str, printed: str, sentence_start: bool) -> str:
