@@ -24,7 +24,9 @@ from . import memos
 from .cache import BookSince, ChapterCache, chapter_digest, pipeline_version
 from .chapter import CHAPTER_STAGES, Stage, _ingest, clean_file, laid_out, process_chapter  # noqa: F401 (the API's too)
 from .clean import KNOWN_BLOCKS, KnownBlocks
-from .clean.book import BOOK_BUCKETS, book_buckets, book_evidence, book_mappings, book_moved, corrector, count_corpus
+from .clean.book import (BOOK_BUCKETS, CHAPTER_COUNTS, book_buckets, book_evidence, book_mappings, book_moved, corrector,
+                         count_corpus)
+from .clean.correct import book_counts
 from .corpus import Manifest, chapter_files
 from .fixes import KINDS, kind_of
 from .lexicon import Lexicon
@@ -192,21 +194,26 @@ _NONE: frozenset = frozenset()
 KNOWN_READS_LIMIT = memos.READS_LIMIT
 
 
-def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res: Resources) -> dict[str, KnownBlocks]:
-    """For each of these chapters, cleaned again, the paragraphs of the entry the last
-    build used that the changes of the book's counts since (``since``) leave as they
-    were: none of the keys a paragraph read (nor any the chapter read before its first
-    paragraph) changed value, and the words the book adds to the engine's candidates
-    are the same. A paragraph is the same function of the same reads: taken as it was.
-    Chapters are taken in order while their paragraphs' reads stay within
-    ``KNOWN_READS_LIMIT``."""
+def reusable_blocks(store: ChapterCache, since: BookSince, texts: dict[str, str], res: Resources) -> dict[str, KnownBlocks]:
+    """For each of these chapters (file name → its text now), cleaned again, the
+    paragraphs of the entry the last build used that the changes of the book's counts
+    since (``since``) leave as they were: none of the keys a paragraph read (nor any the
+    chapter read before its first paragraph) changed value, nor any it read of the
+    chapter's own counts (``CHAPTER_COUNTS``: its text then and now), and the words the
+    book adds to the engine's candidates are the same. A paragraph is the same function
+    of the same reads: taken as it was. Chapters are taken in order while their
+    paragraphs' reads stay within ``KNOWN_READS_LIMIT``."""
     twice, candidates = book_evidence(res)
     mappings = book_mappings(res)
     tops: dict[str, object] = {}
     moved = since.changed
 
-    def holds(reads: Reads, were_top: dict) -> bool:
+    def holds(reads: Reads, were_top: dict, own_moved: set) -> bool:
         for name, keys in reads:
+            if name == CHAPTER_COUNTS:
+                if not own_moved.isdisjoint(keys):
+                    return False
+                continue
             if not moved.get(name, _NONE).isdisjoint(keys):
                 return False
             if name == BOOK_BUCKETS:
@@ -222,7 +229,7 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
 
     out = {}
     reads_kept = 0
-    for name in files:
+    for name, text in texts.items():
         if reads_kept >= KNOWN_READS_LIMIT:
             break
         key = since.entries.get(name)
@@ -231,13 +238,15 @@ def reusable_blocks(store: ChapterCache, since: BookSince, files: list[str], res
         if kept is None or (entry.book[0] != twice and entry.book[1] != candidates()):
             continue
         context, before, blocks, were_top = kept
-        if len(blocks) != len(entry.seg.layout.blocks) or not holds(before, were_top):
+        # the words whose count in the chapter its edit changed (as chapter_context counts them)
+        own_moved = {w for w, _ in book_counts([entry.seg.layout.chapter.text]).items() ^ book_counts([text]).items()}
+        if len(blocks) != len(entry.seg.layout.blocks) or not holds(before, were_top, own_moved):
             continue
         # (the layout's blocks as the clean stage left them: no later stage replaces them)
         judged: dict[int, bool] = {}  # each decision's reads, judged once for the chapter's paragraphs
 
-        def holds_here(reads: Reads, were_top: dict = were_top) -> bool:
-            return holds(reads, were_top)
+        def holds_here(reads: Reads, were_top: dict = were_top, own_moved: set = own_moved) -> bool:
+            return holds(reads, were_top, own_moved)
 
         out[name] = known = KnownBlocks(context, {k: (*KnownBlocks.relative(b), reads)
                                                   for (k, reads), b in zip(blocks, entry.seg.layout.blocks)
@@ -348,7 +357,7 @@ def build(
         if todo and not full:
             res.ship(KNOWN_RULES, known_rules(store.previous(raw.source_file) for raw in todo))
         # (shipped every build: what an earlier build of these resources found is not this one's)
-        res.ship(KNOWN_BLOCKS, reusable_blocks(store, since, [raw.source_file for raw in todo], res)
+        res.ship(KNOWN_BLOCKS, reusable_blocks(store, since, {raw.source_file: raw.text for raw in todo}, res)
                  if todo and since is not None else {})
     for packed in run_chapters(todo, res, jobs, engine, scheduler, progress):
         for stage, dt in packed.times.items():

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from . import derived
-from .clean.book import BOOK_BUCKETS
+from .clean.book import BOOK_BUCKETS, CHAPTER_COUNTS
 from .clean.sequence import littre_identity
 from .files import alive, uncollected, write_whole
 from .resources import Evidence, Resources
@@ -350,7 +350,8 @@ class ChapterCache:
                     if not met.holds(known["buckets"]):
                         return False
             quick = since is not None and since.entries.get(result.source_file) == key
-            return all(read_holds(name, read, quick) for name, read in result.evidence.items() if name != BOOK_BUCKETS)
+            return all(read_holds(name, read, quick) for name, read in result.evidence.items()
+                       if name not in (BOOK_BUCKETS, CHAPTER_COUNTS))
 
         return holds
 

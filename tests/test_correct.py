@@ -519,6 +519,29 @@ def test_a_capital_inside_a_sentence_is_read_as_another_letter_where_the_tables_
     assert _only_first_changed("tor", "l'or") and not _only_first_changed("bouteux", "honteux")
 
 
+def test_a_word_the_chapter_prints_far_more_often_than_the_engine_s_reading_is_its_own(res):
+    """A chapter on cards that says six times how they are painted: 'peint' is a common
+    word, but in a chapter about games the engine alone reads the game's 'point' (one
+    vowel away, far commoner, a term). Printed six times against one 'point', it is the
+    chapter's own word: no OCR misreads a word six times in seven. The sentences do not
+    call for 'point', so every 'peint' stays; asked for seven, the engine changes them."""
+    from dataclasses import replace
+
+    from pipeline.clean import clean_text
+    from pipeline.text import MappedText
+
+    text = ("Le roi de cœur est peint en rouge, et le valet de pique est peint en noir. La dame de carreau est "
+            "peint sur le côté. L'as de trèfle est peint au milieu de la carte. Le joueur qui a le point marque "
+            "deux jetons, et celui qui a l'atout joue le premier. Le dix de cœur est peint de dix marques. Le "
+            "joueur qui fait la levée prend les cartes, et le sept est peint de sept marques.")
+    assert fix_and_explain(text, res) == (text, [])
+    ctx = chapter_context(text, res)
+    assert (ctx.chapter["peint"], ctx.chapter["point"]) == (6, 1)
+    ctx.settings = replace(ctx.settings, context=replace(ctx.settings.context, chapter_word_count=7))
+    made = clean_text(MappedText.from_raw(text, 0, len(text)), ctx).corrections()
+    assert [(c.before, c.after, c.fix) for c in made] == [("peint", "point", "clean.real_word")] * 6
+
+
 def test_a_real_word_the_engine_would_change_alone_is_left_when_the_sentence_says_the_print(res):
     # 'no' alone is far likelier 'ne'; before a number, after an article or an
     # abbreviation's full stop, it is the numéro; before a verb, after a pronoun, it is 'ne'

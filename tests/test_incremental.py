@@ -13,7 +13,7 @@ import pytest
 import pipeline.build as pipeline_build
 from pipeline.build import ChapterResult, ChapterSummary, build
 from pipeline.cache import ChapterCache, chapter_digest, pipeline_version
-from pipeline.clean.book import BOOK_BUCKETS, book_delta, book_evidence, book_mappings, count_corpus
+from pipeline.clean.book import BOOK_BUCKETS, CHAPTER_COUNTS, book_delta, book_evidence, book_mappings, count_corpus
 from pipeline.corpus import chapter_files
 from pipeline.ingest import ingest
 from pipeline.records import BuildReport, Diagnostic, RawChapter
@@ -148,8 +148,9 @@ def test_a_changed_word_redoes_the_chapters_that_read_its_counts_only(tmp_path):
     db = tmp_path / "out" / "academie.db"
     assert build(corpus, db).cached == 0
     read = _evidence(db)
-    assert set(read) == set(BOOK) and all(
-        set(e) == {"clean.counts", "clean.sequence.words", "clean.sequence.pairs", BOOK_BUCKETS} for e in read.values())
+    assert set(read) == set(BOOK) and all(  # (and the chapter's own counts, where a word's change depended on them)
+        set(e) - {CHAPTER_COUNTS} == {"clean.counts", "clean.sequence.words", "clean.sequence.pairs", BOOK_BUCKETS}
+        for e in read.values())
     # 'demande' → 'annonce': a word no other chapter prints, between words the others print ('qui', 'une')
     assert not any(("qui", "annonce") in read[n]["clean.sequence.pairs"] for n in ("a.txt", "b.txt"))
     _edit(corpus / "c.txt", "qui demande une", "qui annonce une")
@@ -791,6 +792,53 @@ def test_a_chapter_cleaned_again_takes_the_paragraphs_the_change_left_alone_as_t
     assert (back.cached, back.paragraphs_kept) == (2, 0)  # b.txt, and c.txt as the first build made it
     assert second(db) == "2. Celui qui gagne le cartes marque deux points."
     assert_same_database(db, _afresh(corpus, tmp_path / "b"))
+
+
+PAINTED = {
+    "a.txt": "1. Le roi de cœur est peint en rouge, et le valet de pique est peint en noir.\n\n"
+             "2. La dame de carreau est peint sur le côté, et l'as de trèfle est peint au milieu de la carte.\n\n"
+             "3. Le joueur qui a le point marque deux jetons, et celui qui a l'atout joue le premier. "
+             "Le joueur qui fait la levée prend les cartes.\n",
+    "b.txt": "1. Au reversis, celui qui fait le moins de levées gagne la partie; le point se compte à la fin, "
+             "et le point le plus haut gagne, car un point de plus fait la partie. 2. Le quinola est le valet de "
+             "coeur, et chaque point vaut un jeton; le point double au dernier tour, et le point du quinola vaut "
+             "deux. Le dernier point se marque, et le point perdu se paye.\n",
+}
+
+
+@pytest.mark.slow  # four builds of two short chapters, and one afresh
+def test_a_paragraph_that_read_the_chapter_s_own_counts_is_cleaned_again_with_its_chapter(tmp_path):
+    """'peint', printed four times in a.txt against one 'point', is the chapter's own word
+    (``[context] chapter_word_count``): kept, though the engine alone would read the
+    game's 'point' (the book prints it nine times). a.txt's third paragraph edited to
+    print 'point' thrice: no count the book reads moves ('point' 9 → 11, one bucket;
+    the pairs new, printed twice, are not counted), but the chapter's own do, and its
+    second paragraph, unchanged, read them: it is cleaned again, its 'peint' now the
+    engine's to change. Taken as it was, it would keep 'peint': not the database built afresh."""
+    import sqlite3
+
+    corpus = _written(tmp_path, PAINTED)
+    db = tmp_path / "out" / "academie.db"
+
+    def second(path: Path) -> str:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT text_clean FROM passages WHERE text_raw LIKE '2. La dame%'").fetchone()[0]
+
+    build(corpus, db)
+    assert second(db) == "2. La dame de carreau est peint sur le côté, et l'as de trèfle est peint au milieu de la carte."
+    # an edit that moves none of the chapter's counts its first two paragraphs read: both kept
+    _edit(corpus / "a.txt", "celui qui a l'atout joue", "celui qui a l'atout  joue")
+    assert build(corpus, db).paragraphs_kept == 2
+    _edit(corpus / "a.txt", "le point marque deux", "le point point point marque deux")
+    again = build(corpus, db)
+    # b.txt from the cache; of a.txt's paragraphs, the two that read its counts and the one edited cleaned again
+    assert (again.cached, again.paragraphs_kept) == (1, 0)
+    assert second(db) == "2. La dame de carreau est point sur le côté, et l'as de trèfle est point au milieu de la carte."
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+    # what a chapter read of its own counts holds while its text does: another chapter's
+    # edit that moves no count leaves it in the cache
+    _edit(corpus / "b.txt", "se paye.", "se  paye.")
+    assert build(corpus, db).cached == 1
 
 
 @pytest.mark.slow  # two builds of three short chapters, and one afresh

@@ -126,6 +126,9 @@ def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
 
 # what a chapter's candidates owe to the words the book adds to the index, as its reads are recorded
 BOOK_BUCKETS = "clean.book_buckets"
+# the chapter's own counts, as its reads are recorded: they hold while the chapter's text does
+# (its key), but a paragraph that read them is cleaned again with the chapter
+CHAPTER_COUNTS = "clean.chapter_counts"
 
 
 def book_buckets(res: Resources) -> Mapping[str, tuple[str, ...]]:
@@ -254,6 +257,7 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
         cor.index.consulted = res.consult(BOOK_BUCKETS, book_buckets(res))
     else:
         cor.index.consulted = None
+    chapter = res.consult(CHAPTER_COUNTS, dict(own))
     long_s = is_long_s_printing(text, res.lexicon)
     if long_s:  # the chapter's words as they are spelled, to know what it is about
         for w, n in list(own.items()):
@@ -265,7 +269,8 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
     views = res.consulted
     reader = ContextReader(cor, book_sequence(res, source_file, text), settings.context, settings.segmentation, long_s,
                            counts, views)
-    return CleanContext(res, cor, BookContext(counts, long_s, terms, domain.bonus, views), settings, reader=reader)
+    return CleanContext(res, cor, BookContext(counts, long_s, terms, domain.bonus, views), settings, reader=reader,
+                        chapter=chapter)
 
 
 def _name_words(res: Resources, games: Iterable[str]) -> frozenset[str]:

@@ -117,6 +117,8 @@ class ContextSettings:
     unknown_logp: float
     suggestion_margin: float
     realword_veto: float
+    chapter_word_count: int
+    chapter_word_ratio: float
     reread_lead: float
     rare_zipf: float
     rare_book_count: int

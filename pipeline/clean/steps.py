@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 import regex
 
@@ -40,6 +40,9 @@ class CleanContext:
     raw_of: Callable[[int, int], tuple[int, int]] | None = None
     reader: ContextReader | None = None  # the words read between their neighbours (context.py)
     ocr: OcrConfidence | None = None  # how sure the OCR was of each word, where its file says (ALTO)
+    # how often the chapter itself prints each word (small letters), its reads recorded
+    # in a build (``book.CHAPTER_COUNTS``)
+    chapter: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -275,6 +278,10 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             prev, nxt = neighbours.around(start)
             if ctx.reader.vetoes(word, d.word, prev, nxt):
                 d = replace(d, applied=False)  # the sentence says the print: an editor's to decide
+            elif _chapter_word(ctx, word, d.word):
+                said = ctx.reader.decide(word, prev, nxt, sentence_start)
+                if said is None or not said.applied or said.word != d.word:
+                    d = replace(d, applied=False)  # the chapter's own word: the sentence does not call for the reading
             else:  # (an unknown word's readings are the context step's to weigh: hundreds each)
                 d = ctx.reader.rereads(word, d.word, prev, nxt, sentence_start) or d
         if d.applied:
@@ -282,6 +289,14 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         elif ctx.raw_of is not None:
             a, b = ctx.raw_of(start, end)
             ctx.suggestions.append(Suggestion(a, b, word, d.word, d.fix, d.confidence))
+
+
+def _chapter_word(ctx: CleanContext, word: str, reading: str) -> bool:
+    """Whether the chapter prints the word so often, and so much more often than the
+    reading, that it is its own word, not a misreading (``[context] chapter_word_count``)."""
+    st = ctx.settings.context
+    n = ctx.chapter.get(word.lower(), 0)
+    return n >= st.chapter_word_count and n >= st.chapter_word_ratio * ctx.chapter.get(reading.lower(), 0)
 
 
 # specks of debris between two pieces of a word, as _SEPARATOR's (an apostrophe elides: 'jusqu'à')
