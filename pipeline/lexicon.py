@@ -59,6 +59,7 @@ class Lexicon:
             if self._rewrites and not any(p.groups for p, _ in self._rewrites) else None
         self._period_words = {w.lower() for w in period["words"]}
         self._modern_min_zipf = period["modern_min_zipf"]
+        self.titles = frozenset(data.get("names", {}).get("titles", ()))  # (a made lexicon may list none)
         hy = data["hyphens"]
         self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
         self.hyphen_suffixes = {w.lower() for w in hy["suffixes"]}

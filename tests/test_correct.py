@@ -497,6 +497,8 @@ def test_a_real_word_that_a_commoner_one_fits_as_well_is_left():
     # the OCR is known to print that capital for it ('Tor'), not as its small letter would be ('B' for 'h')
     ("Il part ainsi pour Tours et revient.", "Il part ainsi pour Tours et revient."),
     ("Il vint avec Bouteux et Pierre.", "Il vint avec Bouteux et Pierre."),
+    # after a title's full stop the sentence goes on: the capital word is a name's ('L' no "l'")
+    ("Une foire de M. Lenfant, peinte par lui.", "Une foire de M. Lenfant, peinte par lui."),
     ("Le valet, que Pierre a joué, est perdu.", "Le valet, que Pierre a joué, est perdu."),
 ])
 def test_a_capital_inside_a_sentence_read_as_an_elided_article_when_the_sentence_calls_for_it(res, printed, expected):
@@ -517,6 +519,19 @@ def test_a_capital_inside_a_sentence_is_read_as_another_letter_where_the_tables_
     assert model.step_cost("b", "h", False) == 0.35  # the small letter's confusion is cheap
     assert _only_first_changed("bonteux", "honteux") and _only_first_changed("ijonne", "bonne")
     assert _only_first_changed("tor", "l'or") and not _only_first_changed("bouteux", "honteux")
+
+
+def test_a_full_stop_after_a_title_opens_no_sentence_and_after_an_article_s_numeral_it_does(res):
+    from pipeline.clean.steps import _opens_sentence
+
+    import re
+
+    titles = res.lexicon.titles
+    text = "Le jeu de M. Dupont. I. Si l'on joue, S. Pierre et MM. Durand paient. Ils jouent."
+    capitals = [(m.group(), m.start()) for m in re.finditer(r"\b[A-Z]\w*", text)]
+    assert [w for w, at in capitals if _opens_sentence(text, at, titles)] == ["Le", "I", "Si", "Ils"]
+    # without the titles, any full stop ends a sentence
+    assert [w for w, at in capitals if _opens_sentence(text, at)] == ["Le", "Dupont", "I", "Si", "Pierre", "Durand", "Ils"]
 
 
 def test_a_word_the_chapter_prints_far_more_often_than_the_engine_s_reading_is_its_own(res):

@@ -244,6 +244,7 @@ def _word_spans(text: str) -> list[tuple[str, int, int]]:
 
 def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     corrector = ctx.corrector
+    titles = ctx.res.lexicon.titles
     skip_until = _marker_end(text, ctx)
     tokens = _word_spans(text)
     neighbours = None  # the sequence model's tokens, read only when a real word is to be changed
@@ -252,7 +253,7 @@ def _words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue
         if len(word) < 2:
             continue
-        sentence_start = _opens_sentence(text, start)
+        sentence_start = _opens_sentence(text, start, titles)
         if start > 0 and text[start - 1] in "([" and ")" not in text[end : end + 60].split(".")[0]:
             # an opening bracket with no closing one is a glyph of the word: '(lèche' for 'flèche'
             d = corrector.decide(text[start - 1] + word, ctx.book, sentence_start)
@@ -370,14 +371,32 @@ class _Neighbours:
         return prev, nxt
 
 
-def _opens_sentence(text: str, start: int) -> bool:
+def _opens_sentence(text: str, start: int, titles: frozenset[str] = frozenset()) -> bool:
     """Whether the word at ``start`` opens a sentence: nothing but quotes, brackets and
-    spaces before it, or those after a full stop (read backwards from the word: the
-    text before it copied for each word made long paragraphs quadratic)."""
+    spaces before it, or those after a full stop that ends no title of ``titles`` ('M.
+    Dupont': lexicon.toml's [names]) (read backwards from the word: the text before it
+    copied for each word made long paragraphs quadratic)."""
     i = start - 1
     while i >= 0 and text[i] in _OPENING:
         i -= 1
-    return i < 0 or text[i] in _SENTENCE_END
+    return i < 0 or text[i] in _SENTENCE_END and not (text[i] == "." and _after_title(text, i, titles))
+
+
+def _title_before(text: str, start: int, titles: frozenset[str]) -> bool:
+    """Whether the word at ``start`` follows a title's full stop ('M. Dupont'): where the
+    sequence model's previous token is a full stop, the sentence has not ended there."""
+    i = start - 1
+    while i >= 0 and text[i] in _OPENING:
+        i -= 1
+    return i >= 0 and text[i] == "." and _after_title(text, i, titles)
+
+
+def _after_title(text: str, stop: int, titles: frozenset[str]) -> bool:
+    """Whether the full stop at ``stop`` ends one of ``titles``, a word of its own."""
+    j = stop
+    while j > 0 and text[j - 1].isalpha() and stop - j < 5:
+        j -= 1
+    return stop > j and text[j:stop] in titles and (j == 0 or not text[j - 1].isalnum())
 
 
 _OPENING = frozenset(" «\"'(")
@@ -397,6 +416,7 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
     if ctx.reader is None:
         return
     reader, skip_until, toks = _reading(text, ctx)
+    titles = ctx.res.lexicon.titles
     prev = "."
     for k, (tok, a, b) in enumerate(toks):
         if b <= skip_until:
@@ -407,7 +427,7 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         # a word standing clear of debris ('rnan^er' is one word the OCR broke, not 'er')
         clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD)
         if a >= skip_until and clear and word[-1].isalpha() and not _hyphened_piece(text, a, b, ctx.res.lexicon):
-            d = reader.decide(word, prev, nxt, sentence_start=prev == ".")
+            d = reader.decide(word, prev, nxt, sentence_start=prev == "." and not _title_before(text, a, titles))
         if d is None:
             prev = tok
             continue
@@ -438,6 +458,7 @@ def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
     if ctx.reader is None:
         return
     reader, skip_until, toks = _reading(text, ctx)
+    titles = ctx.res.lexicon.titles
     prev = "."
     k = 0
     while k < len(toks):
@@ -447,7 +468,7 @@ def _segmentation(text: str, ctx: CleanContext) -> Iterable[Edit]:
         if a < skip_until or not clear or not word.isalpha():
             prev, k = tok, k + 1
             continue
-        start = prev == "."
+        start = prev == "." and not _title_before(text, a, titles)
         second = _SEPARATED.match(text, b)
         if second is not None and (second.end() == len(text) or text[second.end()] in _AFTER_WORD):
             j = k + 1
@@ -547,7 +568,8 @@ def _elision(text: str, ctx: CleanContext) -> Iterable[Edit]:
                 j = bisect.bisect_left(starts, rest.end())
                 prev = toks[k - 1][0] if k > 0 else "."
                 nxt = toks[j][0] if j < len(toks) else "."
-                d = ctx.reader.join(m.group(1), rest.group(), prev, nxt, prev == ".", _CARET)
+                d = ctx.reader.join(m.group(1), rest.group(), prev, nxt,
+                                    prev == "." and not _title_before(text, m.start(), ctx.res.lexicon.titles), _CARET)
                 if d is not None and d.applied:
                     continue
         if ctx.reader is not None:
@@ -667,7 +689,7 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue
         if ctx.book.counts.get(word.lower(), 0) >= js.book_min_count:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
-        if word.isupper() or word[0].isupper() and word[1:].islower() and not _opens_sentence(text, start):
+        if word.isupper() or word[0].isupper() and word[1:].islower() and not _opens_sentence(text, start, lex.titles):
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre', or in capitals
         if littre.count(word.lower()) >= js.littre_min_count:
             continue  # a word of the language the lexicon knows too little ('artistement')
