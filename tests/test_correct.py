@@ -442,6 +442,8 @@ def test_the_next_word_calls_for_the_s_reading_even_printed_with_its_own_long_s(
     ("La carte est nulle si l'on jouesansdire le nombre.", "La carte est nulle si l'on joue sans dire le nombre."),
     # … as French puts them side by side: the Littré prints 'du ne' once, where chance would pair them 305 times
     ("Il joue dunemanière adroite.", "Il joue dunemanière adroite."),  # not 'du ne manière'
+    # … each a word the Littré prints: 'res' (twice) is none, 'carresse' the period's 'caresse'
+    ("Un chien dont il en carresse un autre.", "Un chien dont il en carresse un autre."),
     # 'même' hyphened to a personal pronoun only
     ("Il prend lamême carte que lui.", "Il prend la même carte que lui."),
     ("Il est maintenant à Villardin près de Laval.", "Il est maintenant à Villardin près de Laval."),  # a name

@@ -54,6 +54,7 @@ class JoinedWords:
     book_min_count: int
     three_part_zipf: float
     three_part_together: float
+    three_part_littre: int
     neighbour_zipf: float
     littre_min_count: int
 

@@ -678,7 +678,7 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     part = partial(_is_part, small, lex, js.part_min_length, js.part_zipf)
     pair = partial(_may_pair, small, js.both_min_length)
     littre = ctx.reader.sequence.model if ctx.reader is not None else SequenceModel.default()
-    together = partial(_printed_together, littre, js.three_part_together)
+    together = partial(_printed_together, littre, js.three_part_together, js.three_part_littre)
     tokens = _word_spans(text)
     for k, (word, start, end) in enumerate(tokens):
         compound = _lost_hyphen(text, word, start, end, lex)
@@ -715,10 +715,14 @@ def _is_part(small: frozenset[str], lex, min_length: int, least: float, x: str, 
     return x.lower() in small or (len(x) >= min_length and lex.best_zipf(x) >= (least if floor is None else floor))
 
 
-def _printed_together(littre: SequenceModel, least: float, a: str, b: str) -> bool:
-    """Whether the Littré prints b after a at least ``least`` of the times chance would
-    pair them (``SequenceModel.together``; a word it does not count tells nothing)."""
-    ratio = littre.together(normal(a), normal(b))
+def _printed_together(littre: SequenceModel, least: float, min_count: int, a: str, b: str) -> bool:
+    """Whether each of a and b is a word the Littré prints at least ``min_count`` times,
+    and b after a at least ``least`` of the times chance would pair them
+    (``SequenceModel.together``)."""
+    na, nb = normal(a), normal(b)
+    if littre.count(na) < min_count or littre.count(nb) < min_count:
+        return False
+    ratio = littre.together(na, nb)
     return ratio is None or ratio >= least
 
 
