@@ -197,6 +197,12 @@ def test_long_s_read_by_lexicon_and_context(res):
 def test_long_s_left_alone_outside_long_s_printings(res):
     # one 'fur' in a chapter printed without the long s is not enough to read it as 'sur'
     assert fixed(res, "Il met sa fourrure de fur et de cuir.") == "Il met sa fourrure de fur et de cuir."
+    # a real word stays ('fuite', 'font'); a word no lexicon knows that its f read as an s
+    # makes common, and nothing else near, is read so (a book the OCR read ſ as s in, but
+    # for a few: no long-s printing by its share of them)
+    assert fixed(res, "Il prend la fuite, et les cartes font sur la table.") == (
+        "Il prend la fuite, et les cartes font sur la table.")
+    assert fixed(res, "Il a prefque gagné la partie.") == "Il a presque gagné la partie."
 
 
 def test_real_word_error_needs_the_book_or_the_topic(res):
