@@ -542,6 +542,19 @@ def test_a_full_stop_after_a_title_opens_no_sentence_and_after_an_article_s_nume
     assert [w for w, at in capitals if _opens_sentence(text, at)] == ["Le", "Dupont", "I", "Si", "Pierre", "Durand", "Ils"]
 
 
+def test_a_word_of_the_period_s_language_is_changed_alone_only_where_its_neighbours_do_not_favour_it(res):
+    """'peint' (the Littré prints it 240 times) in a chapter about games: the engine alone
+    reads the game's 'point', but 'est peint en', 'est peint sur' favour the print,
+    however little ([context] littre_word_veto): it stays, suggested. Words of two or
+    three letters keep the veto of ten to one: 'ta', 'te' are read 'la', 'le'."""
+    text = ("Le roi de cœur est peint en rouge, et le valet de pique est peint sur bois. Le joueur qui a le "
+            "point marque deux jetons, et celui qui a l'atout joue le premier, puis la levée.")
+    assert fix_and_explain(text, res) == (text, [])
+    ctx = chapter_context(text, res)
+    assert ctx.reader.vetoes("peint", "point", "est", "en") and not ctx.reader.vetoes("peint", "point", "est", "de")
+    assert fixed(res, "Il donne ta carte et te jeton à son voisin.") == "Il donne la carte et le jeton à son voisin."
+
+
 def test_a_word_the_chapter_prints_far_more_often_than_the_engine_s_reading_is_its_own(res):
     """A chapter on cards that says six times how they are painted: 'peint' is a common
     word, but in a chapter about games the engine alone reads the game's 'point' (one
@@ -560,7 +573,10 @@ def test_a_word_the_chapter_prints_far_more_often_than_the_engine_s_reading_is_i
     assert fix_and_explain(text, res) == (text, [])
     ctx = chapter_context(text, res)
     assert (ctx.chapter["peint"], ctx.chapter["point"]) == (6, 1)
-    ctx.settings = replace(ctx.settings, context=replace(ctx.settings.context, chapter_word_count=7))
+    # (the Littré's veto off too: it keeps four of them, whose neighbours favour the print)
+    ctx.settings = replace(ctx.settings, context=replace(ctx.settings.context, chapter_word_count=7,
+                                                         littre_word_count=10 ** 9))
+    ctx.reader.settings = ctx.settings.context
     made = clean_text(MappedText.from_raw(text, 0, len(text)), ctx).corrections()
     assert [(c.before, c.after, c.fix) for c in made] == [("peint", "point", "clean.real_word")] * 6
 

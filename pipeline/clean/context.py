@@ -426,12 +426,16 @@ class ContextReader:
         judges a word alone, would make of it: the neighbours favour the print by
         ``realword_veto`` ('V. no 46', 'no' the numéro, not 'ne'). What each word's own
         frequency says the engine has weighed already: only what the neighbours add to it
-        counts (each fit less the word's log-probability alone)."""
+        counts (each fit less the word's log-probability alone). A word of the period's
+        language (``littre_word_count``) is vetoed at ``littre_word_veto``."""
         seq = self.sequence
+        st = self.settings
         p, r = normal_of(printed), normal_of(reading)
         worse = (seq.around(prev, p, nxt, printed=True) - math.log10(seq.unigram(p))
                  - seq.around(prev, r, nxt) + math.log10(seq.unigram(r)))
-        return worse >= self.settings.realword_veto
+        if len(p) >= st.littre_word_length and seq.model.count(p) >= st.littre_word_count:
+            return worse >= st.littre_word_veto
+        return worse >= st.realword_veto
 
     def rereads(self, printed: str, reading: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
         """Another of the print's readings, for a real word the engine, judging it alone, changes

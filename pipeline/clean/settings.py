@@ -118,6 +118,9 @@ class ContextSettings:
     unknown_logp: float
     suggestion_margin: float
     realword_veto: float
+    littre_word_count: int
+    littre_word_length: int
+    littre_word_veto: float
     chapter_word_count: int
     chapter_word_ratio: float
     reread_lead: float
