@@ -795,8 +795,8 @@ def test_a_chapter_cleaned_again_takes_the_paragraphs_the_change_left_alone_as_t
 
 
 PAINTED = {
-    "a.txt": "1. Le roi de cœur est peint en rouge, et le valet de pique est peint en noir.\n\n"
-             "2. La dame de carreau est peint sur le côté, et l'as de trèfle est peint au milieu de la carte.\n\n"
+    "a.txt": "1. Le roi de cœur est peint de rouge, et le valet de pique est peint de noir.\n\n"
+             "2. La dame de carreau est peint de bleu, et l'as de trèfle est peint de vert au milieu de la carte.\n\n"
              "3. Le joueur qui a le point marque deux jetons, et celui qui a l'atout joue le premier. "
              "Le joueur qui fait la levée prend les cartes.\n",
     "b.txt": "1. Au reversis, celui qui fait le moins de levées gagne la partie; le point se compte à la fin, "
@@ -825,7 +825,7 @@ def test_a_paragraph_that_read_the_chapter_s_own_counts_is_cleaned_again_with_it
             return conn.execute("SELECT text_clean FROM passages WHERE text_raw LIKE '2. La dame%'").fetchone()[0]
 
     build(corpus, db)
-    assert second(db) == "2. La dame de carreau est peint sur le côté, et l'as de trèfle est peint au milieu de la carte."
+    assert second(db) == "2. La dame de carreau est peint de bleu, et l'as de trèfle est peint de vert au milieu de la carte."
     # an edit that moves none of the chapter's counts its first two paragraphs read: both kept
     _edit(corpus / "a.txt", "celui qui a l'atout joue", "celui qui a l'atout  joue")
     assert build(corpus, db).paragraphs_kept == 2
@@ -833,7 +833,7 @@ def test_a_paragraph_that_read_the_chapter_s_own_counts_is_cleaned_again_with_it
     again = build(corpus, db)
     # b.txt from the cache; of a.txt's paragraphs, the two that read its counts and the one edited cleaned again
     assert (again.cached, again.paragraphs_kept) == (1, 0)
-    assert second(db) == "2. La dame de carreau est point sur le côté, et l'as de trèfle est point au milieu de la carte."
+    assert second(db) == "2. La dame de carreau est point de bleu, et l'as de trèfle est point de vert au milieu de la carte."
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
     # what a chapter read of its own counts holds while its text does: another chapter's
     # edit that moves no count leaves it in the cache
