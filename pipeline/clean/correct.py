@@ -1088,8 +1088,8 @@ class Corrector:
         else:
             margin = s.realword_margin
         # a capital inside a sentence changed for another letter: as for an unknown word
-        name_changed = printed[:1].isupper() and not sentence_start and printed[1:].islower() \
-            and lower[:1] != best[:1] and not self.model.misread_capital(printed, best)
+        name_changed = _name_like(printed, sentence_start) and lower[:1] != best[:1] \
+            and not self.model.misread_capital(printed, best)
         ok = (
             cost <= s.realword_max_cost
             and gain >= margin
@@ -1111,7 +1111,7 @@ class Corrector:
         score, cost, best = _changing(scored[0], ocr_factor, s.weight)
         runner_up = scored[1][0] + score - scored[0][0] if len(scored) > 1 else -99.0
         prior = self.prior(best, ctx, capped=True)
-        proper_noun = printed[:1].isupper() and not sentence_start and printed[1:].islower()
+        proper_noun = _name_like(printed, sentence_start)
         first_changed = lower[:1] != best[:1]
         # an unknown word the book prints again and again is a word of the book
         # ('robre'), unless the OCR's commonest confusions explain it ('pajer')
@@ -1240,6 +1240,11 @@ def _long_s_reading(lower: str, best: str) -> str:
 
 def _confidence(margin: float, lead: float) -> float:
     return max(0.05, min(0.99, 0.5 + 0.15 * margin + 0.1 * min(lead, 3.0)))
+
+
+def _name_like(printed: str, sentence_start: bool) -> bool:
+    """A capitalised word inside a sentence, as a name is printed ('Pierre')."""
+    return printed[:1].isupper() and not sentence_start and printed[1:].islower()
 
 
 def _only_first_changed(lower: str, word: str) -> bool:

@@ -376,25 +376,30 @@ def _opens_sentence(text: str, start: int, titles: frozenset[str] = frozenset())
     spaces before it, or those after a full stop that ends no title of ``titles`` ('M.
     Dupont': lexicon.toml's [names]) (read backwards from the word: the text before it
     copied for each word made long paragraphs quadratic)."""
-    i = start - 1
-    while i >= 0 and text[i] in _OPENING:
-        i -= 1
+    i = _mark_before(text, start)
     return i < 0 or text[i] in _SENTENCE_END and not (text[i] == "." and _after_title(text, i, titles))
 
 
 def _title_before(text: str, start: int, titles: frozenset[str]) -> bool:
     """Whether the word at ``start`` follows a title's full stop ('M. Dupont'): where the
     sequence model's previous token is a full stop, the sentence has not ended there."""
+    i = _mark_before(text, start)
+    return i >= 0 and text[i] == "." and _after_title(text, i, titles)
+
+
+def _mark_before(text: str, start: int) -> int:
+    """Where the last character before the word at ``start`` is that is not a quote, an
+    opening bracket or a space (-1: none)."""
     i = start - 1
     while i >= 0 and text[i] in _OPENING:
         i -= 1
-    return i >= 0 and text[i] == "." and _after_title(text, i, titles)
+    return i
 
 
 def _after_title(text: str, stop: int, titles: frozenset[str]) -> bool:
     """Whether the full stop at ``stop`` ends one of ``titles``, a word of its own."""
     j = stop
-    while j > 0 and text[j - 1].isalpha() and stop - j < 5:
+    while j > 0 and text[j - 1].isalpha():
         j -= 1
     return stop > j and text[j:stop] in titles and (j == 0 or not text[j - 1].isalnum())
 
