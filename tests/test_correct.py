@@ -529,6 +529,25 @@ def test_a_capital_inside_a_sentence_is_read_as_another_letter_where_the_tables_
     assert _only_first_changed("tor", "l'or") and not _only_first_changed("bouteux", "honteux")
 
 
+def test_an_accented_letter_misread_as_a_glyph_of_its_bare_letter_pays_that_confusion_and_the_accent():
+    from pipeline import data
+    from pipeline.clean.correct import ChannelModel
+
+    model = ChannelModel(data.load("confusions"))
+    assert model.step_cost("c", "e", False) == 0.3
+    assert model.step_cost("c", "è", False) == pytest.approx(0.3 + 0.2)  # 'c' for 'e', the accent lost
+    assert model.step_cost("c", "é", False) == 0.4  # a confusion the table lists for the accented letter is its
+    assert model.step_cost("x", "è", False) == 1.0  # no confusion listed for the bare letter: a substitution
+
+
+@pytest.mark.parametrize("printed,expected", [
+    ("Il se tient prcs de la table.", "Il se tient près de la table."),
+    ("Le frcre du joueur perd.", "Le frère du joueur perd."),
+])
+def test_a_word_whose_accented_letter_the_ocr_read_as_another_glyph_is_read(res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
 def test_a_full_stop_after_a_title_opens_no_sentence_and_after_an_article_s_numeral_it_does(res):
     from pipeline.clean.steps import _opens_sentence
 

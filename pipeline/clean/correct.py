@@ -49,6 +49,7 @@ _LOG2_MAX = 100_000
 _LOG2 = [math.log2(1 + n) for n in range(_LOG2_MAX + 1)]
 _SORTED_MAX = 300  # candidates sorted whole up to this many (``Corrector._scored``)
 _PLAIN_MOST = 3  # the plain edits a candidate the channel costs is at most from the print (``Corrector._close``)
+_PLAIN_VOWELS = frozenset("aeiouy")  # the letters a speck over them makes accented
 _WORD = regex.compile(r"\p{L}[\p{L}&^|!015]*\p{L}|\p{L}")
 _LETTERS = regex.compile(r"[\p{L}]+")
 
@@ -286,7 +287,19 @@ class ChannelModel:
             return self.long_s_cheap if long_s else self.long_s_dear
         if base_letter(a) == base_letter(b):
             return self.accent_or_case
-        return self.pairs.get((a, b)) or self.pairs.get((a.lower(), b)) or self.substitution
+        listed = self.pairs.get((a, b)) or self.pairs.get((a.lower(), b))
+        if listed:
+            return listed
+        bare, printed_bare = base_letter(b), base_letter(a)
+        if bare != b or (printed_bare != a.lower() and printed_bare in _PLAIN_VOWELS):
+            # a glyph the tables know for a letter, one of them with an accent the other
+            # lacks ('c' for 'è' as 'c' for 'e', 'é' for 'c' as 'e' for 'c'): the
+            # confusion and the accent, each paid (an accent the print adds is a speck
+            # over a vowel; a cedilla is the letter's own: 'ç' is no misread 'e')
+            bare_cost = self.pairs.get((printed_bare, bare))
+            if bare_cost:
+                return min(bare_cost + self.accent_or_case, self.substitution)
+        return self.substitution
 
     def align(self, printed: str, word: str, long_s: bool = False) -> list[tuple[str, str]]:
         """The cheapest explanation of the print as the word misread: its steps, each
