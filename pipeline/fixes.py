@@ -75,7 +75,7 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("clean.context_word", "spelling",
         "a real word replaced by the word its neighbours call for among those that look the same to the OCR, or given back the accent the OCR lost on a final é or on à ('à voire tour' → 'à votre tour', 'celle fois' → 'cette fois', 'il a gagne' → 'il a gagné', 'aller a droite' → 'aller à droite')"),
     Fix("clean.context_nonword", "spelling",
-        "a word no lexicon knows, misread in more letters than the engine alone replaces, replaced by the word its neighbours call for ('une pelile carte' → 'une petite carte')"),
+        "a word no lexicon knows, misread in more letters than the engine alone replaces, or as like one reading as another, replaced by the word its neighbours call for ('une pelile carte' → 'une petite carte', 'une dangereue partie' → 'une dangereuse partie')"),
     Fix("clean.context_reading", "spelling",
         "a word the engine changes replaced by another of its readings, the one its neighbours call for (a misread 'pas' after 'il ne faut' read 'pas', not 'par', its cheaper reading alone)"),
     Fix("clean.segmentation", "spelling",

@@ -370,10 +370,12 @@ def test_the_game_a_chapter_is_about_makes_its_name_likelier(res):
             (s.before, s.suggestion) for s in ctx.suggestions]
 
     # running heads naming piquet: the game's name is read, alone
-    text = "Il aime le piqnet plus que tout."
-    assert cleaned(text, ("piquet",)) == ("Il aime le piquet plus que tout.", [("piqnet", "piquet", "clean.non_word")], [])
+    text = "Il aime ce piqnet."
+    assert cleaned(text, ("piquet",)) == ("Il aime ce piquet.", [("piqnet", "piquet", "clean.non_word")], [])
     # elsewhere the same reading is only suggested …
     assert cleaned(text, ()) == (text, [], [("piqnet", "piquet")])
+    # … unless the sentence chooses it over the engine's other reading ('piquer' as near alone)
+    assert cleaned("Il aime le piqnet plus que tout.", ())[0] == "Il aime le piquet plus que tout."
     # … unless the sentence calls for it: 'au piquet' is the French of the games
     assert cleaned("Au piqnet, celui qui a la main joue le premier.", ()) == (
         "Au piquet, celui qui a la main joue le premier.", [("piqnet", "piquet", "clean.context_nonword")], [])
@@ -546,6 +548,19 @@ def test_an_accented_letter_misread_as_a_glyph_of_its_bare_letter_pays_that_conf
 ])
 def test_a_word_whose_accented_letter_the_ocr_read_as_another_glyph_is_read(res, printed, expected):
     assert fixed(res, printed) == expected
+
+
+def test_readings_the_engine_cannot_tell_apart_are_the_sentence_s_to_choose_between(res):
+    """'dangereue' is one glyph from 'dangereux' and from 'dangereuse', as likely alone:
+    the engine leaves it, with both; the sentence chooses, each way, where its
+    neighbours favour one by the lead."""
+    ctx = chapter_context("Elle fit une partie.", res)
+    engine = ctx.corrector.decide("dangereue", ctx.book, False)
+    assert not engine.applied and {w for w, _, may in engine.tied if may} == {"dangereux", "dangereuse"}
+    assert fixed(res, "Elle fit une dangereue partie de dés.") == "Elle fit une dangereuse partie de dés."
+    assert fixed(res, "Il fit un coup dangereue pour lui.") == "Il fit un coup dangereux pour lui."
+    # a word the engine finds one likely reading for is not tied
+    assert ctx.corrector.decide("dangerenx", ctx.book, False).tied == ()
 
 
 def test_a_full_stop_after_a_title_opens_no_sentence_and_after_an_article_s_numeral_it_does(res):

@@ -383,27 +383,7 @@ class ContextReader:
                 base = max(base, seq.around(prev, normal_of(form), nxt) - st.weight * form_cost)
             margin, lead, max_cost = st.nonword_margin, st.nonword_lead, st.nonword_max_cost
             rival_cost = max_cost
-        # branch and bound: a candidate scores at most how well it fits (its cost is
-        # not negative), so once the fits left are below the second best score, or
-        # below what could be suggested, no candidate left can matter
-        words = list(costs or cands)
-        # (the loop reads no more than the max_candidates best)
-        ranked = seq.best_fits(prev, [normal_of(c) for c in words], words, nxt, st.max_candidates)
-        scored: list[tuple[float, str, float]] = []
-        for k, (fit, c) in enumerate(ranked):
-            if len(scored) >= 2 and fit <= scored[1][0]:
-                break
-            if fit < base + st.suggestion_margin and (not scored or fit <= scored[0][0] - lead):
-                break
-            if k >= st.max_candidates:
-                break  # the channel's cost is dear: the best fitting few only
-            # (only the best two count: a reading dear enough to score below the second is not costed to the end)
-            cost = costs[c] if c in costs else self._cost(
-                printed, c, rival_cost if len(scored) < 2 else min(rival_cost, (fit - scored[1][0]) / st.weight))
-            if cost > rival_cost:
-                continue
-            scored.append((fit - st.weight * cost, c, cost))
-            scored.sort(reverse=True)
+        scored = self._scored(printed, list(costs or cands), costs, prev, nxt, base, lead, rival_cost)
         if not scored:
             return None
         score, best, cost = scored[0]
@@ -420,6 +400,35 @@ class ContextReader:
         confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
         fix = "clean.context_word" if known else "clean.context_nonword"
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
+
+    def _scored(self, printed: str, words: list[str], costs: dict[str, float], prev: str, nxt: str, base: float,
+                lead: float, rival_cost: float) -> list[tuple[float, str, float]]:
+        """(fit less weight × cost, word, cost) of the best of the words between prev and
+        nxt, best first: the best two for sure, each costed (``costs``, or the channel's)
+        up to ``rival_cost``; none that fits below ``base`` by the suggestion margin unless
+        within ``lead`` of the best."""
+        st = self.settings
+        # branch and bound: a candidate scores at most how well it fits (its cost is
+        # not negative), so once the fits left are below the second best score, or
+        # below what could be suggested, no candidate left can matter
+        # (the loop reads no more than the max_candidates best)
+        ranked = self.sequence.best_fits(prev, [normal_of(c) for c in words], words, nxt, st.max_candidates)
+        scored: list[tuple[float, str, float]] = []
+        for k, (fit, c) in enumerate(ranked):
+            if len(scored) >= 2 and fit <= scored[1][0]:
+                break
+            if fit < base + st.suggestion_margin and (not scored or fit <= scored[0][0] - lead):
+                break
+            if k >= st.max_candidates:
+                break  # the channel's cost is dear: the best fitting few only
+            # (only the best two count: a reading dear enough to score below the second is not costed to the end)
+            cost = costs[c] if c in costs else self._cost(
+                printed, c, rival_cost if len(scored) < 2 else min(rival_cost, (fit - scored[1][0]) / st.weight))
+            if cost > rival_cost:
+                continue
+            scored.append((fit - st.weight * cost, c, cost))
+            scored.sort(reverse=True)
+        return scored
 
     def vetoes(self, printed: str, reading: str, prev: str, nxt: str) -> bool:
         """Whether the sentence says the printed word and not the reading the engine, which
@@ -464,6 +473,39 @@ class ContextReader:
         confidence = max(0.05, min(0.85, 0.5 + 0.1 * (score - chosen - st.reread_lead)))
         return ContextDecision(_cased(c, printed, sentence_start), costs[c], round(confidence, 3), True,
                                "clean.context_reading")
+
+    def chooses(self, printed: str, tied: tuple[tuple[str, float, bool], ...], prev: str, nxt: str,
+                sentence_start: bool) -> ContextDecision | None:
+        """Of an unknown word's readings the engine found as likely as one another (``Decision.tied``:
+        each word, its cost, whether it may be made), the one its neighbours favour by
+        ``nonword_lead`` over the next, its cost paid ('une dangereue maladie': 'dangereuse',
+        not 'dangereux'). The print is not weighed: the engine has judged it a misreading
+        of one of them. Memoised."""
+        return remembered(self._decided, ("choose", printed, tied, prev, nxt, sentence_start), self._choose_tied,
+                          self.views, printed, tied, prev, nxt, sentence_start)
+
+    def _choose_tied(self, printed: str, tied: tuple[tuple[str, float, bool], ...], prev: str, nxt: str,
+                sentence_start: bool) -> ContextDecision | None:
+        if len(tied) < 2 or not printed.isalpha() or self.littre_reading(printed) is not None:
+            return None  # (a word of the period the lexicon lacks: the sentence weighs it against the print)
+        lex = self.lexicon
+        if any(lex.is_period_form(v) or lex.zipf(v) >= 1.0 for v in lex.long_s_variants(printed.lower())):
+            return None  # its f a long s ('fçu', the period's 'sçu'): a reading the engine's tie does not weigh
+        st = self.settings
+        # the engine's readings and the sentence's own candidates, each a rival: the engine
+        # costs only the best two of its own, the sentence may favour a third
+        costs = {w.lower(): cost for w, cost, _ in tied}
+        words = sorted(set(costs).union(self.unknown_candidates(printed, prev)))
+        scored = self._scored(printed, words, costs, prev, nxt, -math.inf, st.nonword_lead, st.nonword_max_cost)
+        if not scored:
+            return None
+        score, best, cost = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else -math.inf
+        if not any(may and w.lower() == best for w, _, may in tied) or score - runner_up < st.nonword_lead:
+            return None
+        confidence = max(0.05, min(0.85, 0.5 + 0.1 * (min(score - runner_up, 4.0) - st.nonword_lead)))
+        return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), True,
+                               "clean.context_nonword")
 
     def _elided(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
         """A capitalised word inside a sentence read as "l'" and a word ("l'or" printed

@@ -816,6 +816,10 @@ class Decision:
     confidence: float
     applied: bool  # above the threshold: an edit; below it: a suggestion
     fix: str  # 'clean.non_word', 'clean.real_word' or 'clean.long_s'
+    # an unknown word's readings left for want of a lead only, each (word, cost, whether
+    # it may be made): as near to one another as the engine can tell, the sentence's to
+    # choose between (``ContextReader.chooses``)
+    tied: tuple[tuple[str, float, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1116,6 +1120,21 @@ class Corrector:
         fix = "clean.long_s" if long_s else "clean.real_word"
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
 
+    def _may_be_made(self, printed: str, lower: str, word: str, score: float, cost: float, ctx: BookContext,
+                     recurrent: bool, proper_noun: bool) -> bool:
+        """Whether an unknown word may be read as this candidate, were it ahead of the rest
+        (``_non_word``): cheap and common enough, not the book's own word, a name's capital
+        changed only as the tables know it."""
+        s = self.settings
+        return (
+            not (recurrent and cost > s.recurrent_max_cost)
+            and cost <= s.nonword_max_cost
+            and self.prior(word, ctx, capped=True) >= s.nonword_min_prior
+            and score >= s.nonword_min_score
+            and (not proper_noun or (lower[:1] != word[:1] and (_only_first_changed(lower, word)
+                                                               or self.model.misread_capital(printed, word))))
+        )
+
     def _non_word(self, printed: str, lower: str, scored, ctx: BookContext, sentence_start: bool,
                   ocr_factor: float = 1.0) -> Decision | None:
         """An unknown word is replaced by its best candidate when that one is cheap to
@@ -1123,26 +1142,22 @@ class Corrector:
         s = self.settings
         score, cost, best = _changing(scored[0], ocr_factor, s.weight)
         runner_up = scored[1][0] + score - scored[0][0] if len(scored) > 1 else -99.0
-        prior = self.prior(best, ctx, capped=True)
         proper_noun = _name_like(printed, sentence_start)
-        first_changed = lower[:1] != best[:1]
         # an unknown word the book prints again and again is a word of the book
         # ('robre'), unless the OCR's commonest confusions explain it ('pajer')
-        recurrent = ctx.counts.get(lower, 0) >= 2 and cost > s.recurrent_max_cost
-        ok = (
-            not recurrent
-            and cost <= s.nonword_max_cost
-            and prior >= s.nonword_min_prior
-            and score >= s.nonword_min_score
-            and score - runner_up >= s.nonword_margin
-            and (not proper_noun or (first_changed and (_only_first_changed(lower, best)
-                                                        or self.model.misread_capital(printed, best))))
-        )
+        recurrent = ctx.counts.get(lower, 0) >= 2
+        eligible = self._may_be_made(printed, lower, best, score, cost, ctx, recurrent, proper_noun)
+        ok = eligible and score - runner_up >= s.nonword_margin
+        tied: tuple = ()
+        if eligible and not ok:
+            near = [_changing(x, ocr_factor, s.weight) for x in scored if scored[0][0] - x[0] < s.nonword_margin]
+            tied = tuple([(w, c, self._may_be_made(printed, lower, w, sc, c, ctx, recurrent, proper_noun))
+                          for sc, c, w in near])
         if not ok and score < s.nonword_suggestion:
             return None
         confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
         fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
-        return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
+        return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix, tied)
 
 
 def _prior_loop(words: list[str], zs: list[float], counted, count, asked: dict | None, term_set, log2: list[float],

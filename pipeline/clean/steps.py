@@ -20,7 +20,7 @@ from ..markers import number_marker, roman_marker
 from ..numbers import DIGITS
 from ..resources import Resources
 from ..text import Edit, fold_letters
-from .context import ContextReader
+from .context import ContextDecision, ContextReader
 from .correct import BookContext, Corrector, OcrConfidence
 from .sequence import SequenceModel, normal, token_spans
 from .settings import CleanSettings
@@ -432,7 +432,10 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         # a word standing clear of debris ('rnan^er' is one word the OCR broke, not 'er')
         clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD)
         if a >= skip_until and clear and word[-1].isalpha() and not _hyphened_piece(text, a, b, ctx.res.lexicon):
-            d = reader.decide(word, prev, nxt, sentence_start=prev == "." and not _title_before(text, a, titles))
+            start = prev == "." and not _title_before(text, a, titles)
+            d = reader.decide(word, prev, nxt, sentence_start=start)
+            if (d is None or not d.applied) and word.isalpha() and ctx.corrector.lexicon.zipf(word) < 1.0:
+                d = _tie_chosen(text, a, b, word, prev, nxt, start, ctx) or d
         if d is None:
             prev = tok
             continue
@@ -446,6 +449,23 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         prev = tok
         if span is not None and not any((sg.start, sg.end) == span for sg in ctx.suggestions):
             ctx.suggestions.append(Suggestion(*span, word, d.word, d.fix, d.confidence))
+
+
+def _tie_chosen(text: str, a: int, b: int, word: str, prev: str, nxt: str, sentence_start: bool,
+                ctx: CleanContext) -> ContextDecision | None:
+    """An unknown word the engine, judging it alone, found as likely one reading as
+    another (``Decision.tied``): the one the sentence favours (``ContextReader.chooses``),
+    unless the word is a piece of one the OCR broke."""
+    spans = _word_spans(text)
+    following = next((w for w, start, _ in spans if start > a), "")
+    ocr_factor = ctx.ocr.factor(ctx.raw_of(a, b)[0]) if ctx.ocr and ctx.raw_of else 1.0
+    engine = ctx.corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
+    if engine is None or engine.applied or not engine.tied:
+        return None
+    k = next((i for i, (_, start, _) in enumerate(spans) if start == a), None)
+    if k is None or _piece_of_a_broken_word(text, spans, k, ctx):
+        return None
+    return ctx.reader.chooses(word, engine.tied, prev, nxt, sentence_start)
 
 
 # what may part two pieces of one word: a space, specks of debris between two letters
