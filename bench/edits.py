@@ -9,9 +9,11 @@ chapters' entries would no longer hold: the chapters an incremental build would 
 again, besides the edited one. Nothing is built; an edit costs a count of the book.
 
 Edits: an OCR error corrected to the word it was made from (``errors``: each chapter's
-misreadings, as ``bench/book.py`` records them, printed once in the chapter), and a
-word replaced by 'jeton', a word no chapter prints (a whitespace token of the
-chapter, away from its opening and end).
+misreadings, as ``bench/book.py`` records them, printed once in the chapter); a word
+replaced by 'jeton', a word of the games that the book prints already (a whitespace
+token of the chapter, away from its opening and end); and a word replaced by a word of
+French the book never prints (``new_words``: its count goes from none to one, and every
+chapter whose decisions weighed it as a candidate read that count).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import statistics
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Iterable
 
 import regex
 
@@ -43,8 +46,18 @@ def _whole(word: str) -> regex.Pattern:
     return regex.compile(rf"(?<!\w){regex.escape(word)}(?!\w)")
 
 
+# words of French an editor may bring into a book of games; the first the book does not print is used
+NEW_WORDS = ("pion", "échiquier", "damier", "domino", "billard", "dés", "croupier", "manille")
+
+
+def new_words(texts: Iterable[str]) -> list[str]:
+    """Those of ``NEW_WORDS`` that none of the texts prints."""
+    printed = set(regex.findall(r"\w+", " ".join(texts).lower()))
+    return [w for w in NEW_WORDS if w not in printed]
+
+
 def edits_of(texts: dict[str, str], errors: dict[str, list], n_ocr: int, n_word: int,
-             seed: int = 1) -> list[tuple[str, str, str, str, str]]:
+             seed: int = 1, n_new: int = 0) -> list[tuple[str, str, str, str, str]]:
     """(kind, chapter, before, after, the chapter's text edited) of the edits drawn."""
     rng = random.Random(seed)
     names = sorted(texts)
@@ -65,11 +78,20 @@ def edits_of(texts: dict[str, str], errors: dict[str, list], n_ocr: int, n_word:
         word = words[rng.randrange(40, max(41, len(words) - 40))]
         if f" {word} " in text:
             out.append(("word", name, word, "jeton", text.replace(f" {word} ", " jeton ", 1)))
+    fresh = new_words(texts.values()) if n_new else []
+    while fresh and sum(e[0] == "new word" for e in out) < n_new:
+        name = rng.choice(names)
+        text = texts[name]
+        words = text.split()
+        word = words[rng.randrange(40, max(41, len(words) - 40))]
+        new = fresh[sum(e[0] == "new word" for e in out) % len(fresh)]
+        if f" {word} " in text:
+            out.append(("new word", name, word, new, text.replace(f" {word} ", f" {new} ", 1)))
     return out
 
 
 def spread(corpus: Path, cache: Path, errors: dict[str, list], n_ocr: int = 40, n_word: int = 20,
-           seed: int = 1) -> list[Edit]:
+           seed: int = 1, n_new: int = 0) -> list[Edit]:
     """Each edit drawn, with the number of other chapters it redoes."""
     from pipeline.cache import ChapterCache, pipeline_version
     from pipeline.clean.book import book_buckets, book_evidence, book_mappings, count_corpus
@@ -86,7 +108,8 @@ def spread(corpus: Path, cache: Path, errors: dict[str, list], n_ocr: int = 40, 
     if missing:
         raise SystemExit(f"{cache}: no entry of {len(missing)} chapters (first {missing[0]}): build {corpus} first")
     out = []
-    for kind, name, before, after, text in edits_of({n: r.text for n, r in raws.items()}, errors, n_ocr, n_word, seed):
+    for kind, name, before, after, text in edits_of({n: r.text for n, r in raws.items()}, errors, n_ocr, n_word, seed,
+                                                    n_new):
         edited = Resources(corpus)
         count_corpus(edited, [replace(r, text=text) if n == name else r for n, r in raws.items()], corpus)
         holds = store.validity(*book_evidence(edited), book_mappings(edited), buckets=lambda: book_buckets(edited))
@@ -99,7 +122,7 @@ def summary(edits: list[Edit], chapters: int) -> list[str]:
     """A line per kind of edit: the other chapters redone, mean, median and most, and
     the share of edits that redo at most a tenth of the book."""
     lines = []
-    for kind in ("ocr error", "word"):
+    for kind in ("ocr error", "word", "new word"):
         n = [e.redone for e in edits if e.kind == kind]
         if not n:
             continue
@@ -116,10 +139,11 @@ def main() -> int:
     ap.add_argument("cache", type=Path, help="the cache folder of a build of the corpus")
     ap.add_argument("--errors", type=Path, help="each chapter's misreadings, JSON (bench/book.py's)")
     ap.add_argument("--ocr", type=int, default=40, help="OCR errors corrected (default 40)")
-    ap.add_argument("--words", type=int, default=20, help="words replaced (default 20)")
+    ap.add_argument("--words", type=int, default=20, help="words replaced by 'jeton' (default 20)")
+    ap.add_argument("--new", type=int, default=10, help="words replaced by a word new to the book (default 10)")
     a = ap.parse_args()
     errors = json.loads(a.errors.read_text(encoding="utf-8")) if a.errors else {}
-    edits = spread(a.corpus, a.cache, errors, a.ocr if errors else 0, a.words)
+    edits = spread(a.corpus, a.cache, errors, a.ocr if errors else 0, a.words, n_new=a.new)
     for e in edits:
         print(f"{e.kind:<10} {e.chapter}: {e.before!r} → {e.after!r}: {e.redone} other chapters")
     from pipeline.corpus import chapter_files

@@ -305,7 +305,8 @@ def main() -> int:
     printed, meant = next((w, m) for w, m in errors[chapter.name] if len(_whole(w).findall(text)) == 1)
     chapter.write_text(_whole(printed).sub(meant, text), encoding="utf-8")
     corrected = build_once(book, tmp / "out130", full=False)
-    # the worst case: a word every chapter's decisions read (of the book's counts) replaced by a word none prints
+    # a word every chapter's decisions read (of the book's counts) replaced by 'jeton' (which
+    # the book prints already: a word new to the book is edits.py's "new word", below)
     word = text.split()[40]
     chapter.write_text(text.replace(f" {word} ", " jeton ", 1), encoding="utf-8")
     changed = build_once(book, tmp / "out130", full=False)
@@ -317,7 +318,8 @@ def main() -> int:
         print(f"  {label:<36} {m['wall']:6.1f} s  ({m['cached']} of {m['chapters']} chapters from the cache, "
               f"{m['wall'] / full['wall']:.0%} of the full build)", flush=True)
     # the two edits above are two draws: how many chapters edits of the same kinds redo
-    spread = edits.spread(book, tmp / "out130" / "cache", errors, *((20, 10) if a.quick else (40, 20)))
+    spread = edits.spread(book, tmp / "out130" / "cache", errors, *((20, 10) if a.quick else (40, 20)),
+                          n_new=5 if a.quick else 10)
     print("\nmany edits of the 130-chapter book, each checked as the build checks the cache (nothing built):")
     for line in edits.summary(spread, full["chapters"]):
         print("  " + line)
