@@ -485,7 +485,7 @@ class ContextReader:
                           self.views, printed, tied, prev, nxt, sentence_start)
 
     def _choose_tied(self, printed: str, tied: tuple[tuple[str, float, bool], ...], prev: str, nxt: str,
-                sentence_start: bool) -> ContextDecision | None:
+                     sentence_start: bool) -> ContextDecision | None:
         if len(tied) < 2 or not printed.isalpha() or self.littre_reading(printed) is not None:
             return None  # (a word of the period the lexicon lacks: the sentence weighs it against the print)
         lex = self.lexicon

@@ -432,10 +432,10 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         # a word standing clear of debris ('rnan^er' is one word the OCR broke, not 'er')
         clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD)
         if a >= skip_until and clear and word[-1].isalpha() and not _hyphened_piece(text, a, b, ctx.res.lexicon):
-            start = prev == "." and not _title_before(text, a, titles)
-            d = reader.decide(word, prev, nxt, sentence_start=start)
+            opens = prev == "." and not _title_before(text, a, titles)
+            d = reader.decide(word, prev, nxt, sentence_start=opens)
             if (d is None or not d.applied) and word.isalpha() and ctx.corrector.lexicon.zipf(word) < 1.0:
-                d = _tie_chosen(text, a, b, word, prev, nxt, start, ctx) or d
+                d = _tie_chosen(text, a, b, word, prev, nxt, opens, ctx) or d
         if d is None:
             prev = tok
             continue
