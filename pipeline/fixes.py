@@ -79,7 +79,7 @@ FIXES: dict[str, Fix] = {f.name: f for f in (
     Fix("clean.context_reading", "spelling",
         "a word the engine changes replaced by another of its readings, the one its neighbours call for (a misread 'pas' after 'il ne faut' read 'pas', not 'par', its cheaper reading alone)"),
     Fix("clean.segmentation", "spelling",
-        "a space the OCR added or lost, put right as the sentence decides ('par tie' → 'partie', 'dautre' → \"d'autre\")"),
+        "a space the OCR added or lost, or a line end's hyphen kept inside the line with a word misread across it, put right as the sentence decides ('par tie' → 'partie', 'dautre' → \"d'autre\", 'immédia-tcment' → 'immédiatement')"),
     # segment
     Fix("segment.article_heading", "layout", "a heading 'ARTICLE SIXIÈME.' on a line of its own joined to its article"),
     Fix("segment.article_number", "number",

@@ -563,6 +563,19 @@ def test_readings_the_engine_cannot_tell_apart_are_the_sentence_s_to_choose_betw
     assert ctx.corrector.decide("dangerenx", ctx.book, False).tied == ()
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # a line end's hyphen the export kept inside the line, a word misread across it
+    ("Le joueur doit immédia-tcment payer.", "Le joueur doit immédiatement payer."),
+    ("Il faut jouer promp-tcment la carte.", "Il faut jouer promptement la carte."),
+    # a compound as printed: its pieces words, or the pieces run together a word already
+    ("Il joue au tric-trac et peut-être aux dames.", "Il joue au tric-trac et peut-être aux dames."),
+    ("Son porte-feuille est sur la table.", "Son porte-feuille est sur la table."),
+    ("On joue au whist-piquet.", "On joue au whist-piquet."),
+])
+def test_a_word_misread_across_a_hyphen_inside_the_line_is_joined_and_read(res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
 def test_a_full_stop_after_a_title_opens_no_sentence_and_after_an_article_s_numeral_it_does(res):
     from pipeline.clean.steps import _opens_sentence
 

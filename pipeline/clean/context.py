@@ -579,6 +579,14 @@ class ContextReader:
         cands = self._joined.get(key, _UNSEEN)
         if cands is _UNSEEN:  # what a and b may be run together depends on them alone, not on the sentence
             cands = self._joined[key] = self._joined_candidates(a, b)
+        if between == "-":
+            # a hyphen inside the line: a compound's as printed ('tric-trac', 'peut-être'), or a
+            # line end's the export kept ('contem-ple'), which the layout mends where the
+            # pieces run together are a word; here only a word misread across it, a piece
+            # no word ('contem-pie' for 'contemple')
+            lex = self.lexicon
+            if one_word(a + b, lex) or (one_word(a, lex) and one_word(b, lex)):
+                return None  # (run together a word: the layout's to join or keep as printed, 'cou-pable')
         model = self.corrector.model
         speck = _speck(between)
         st, sg = self.settings, self.segmentation
@@ -796,6 +804,11 @@ _ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare t
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _SHARED: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def one_word(joined: str, lex) -> bool:
+    """Whether a printed token (or pieces run together) is a known word or a spelling of the period."""
+    return lex.known(joined) or lex.is_period_form(joined.lower())
 
 
 def _speck(between: str) -> bool:

@@ -20,7 +20,7 @@ from ..markers import number_marker, roman_marker
 from ..numbers import DIGITS
 from ..resources import Resources
 from ..text import Edit, fold_letters
-from .context import ContextDecision, ContextReader
+from .context import ContextDecision, ContextReader, one_word
 from .correct import BookContext, Corrector, OcrConfidence
 from .sequence import SequenceModel, normal, token_spans
 from .settings import CleanSettings
@@ -318,7 +318,7 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
     for a, b in ((k, k + 1), (k - 1, k)):
         if a >= 0 and b < len(tokens) and tokens[b][0][0].islower() \
                 and _SPECKS_BETWEEN.fullmatch(text, tokens[a][2], tokens[b][1]):
-            if _one_word(tokens[a][0] + tokens[b][0], lex):
+            if one_word(tokens[a][0] + tokens[b][0], lex):
                 return True
     partner = None
     if k + 1 < len(tokens) and text[end:end + 1] == "-" and tokens[k + 1][1] == end + 1:
@@ -341,19 +341,14 @@ def _hyphened_piece(text: str, start: int, end: int, lex) -> bool:
     a lost line end, and a compound is as printed."""
     if text[end:end + 1] == "-":
         after = _LETTER_RUN.match(text, end + 1)
-        if after is not None and text[start:end].isalpha() and _one_word(text[start:end] + after.group(), lex):
+        if after is not None and text[start:end].isalpha() and one_word(text[start:end] + after.group(), lex):
             return True
     if start > 1 and text[start - 1] == "-" and text[start - 2].isalpha():
         first = start - 2
         while first > 0 and text[first - 1].isalpha():
             first -= 1
-        return text[start:end].isalpha() and _one_word(text[first:start - 1] + text[start:end], lex)
+        return text[start:end].isalpha() and one_word(text[first:start - 1] + text[start:end], lex)
     return False
-
-
-def _one_word(joined: str, lex) -> bool:
-    """Whether pieces run together are a known word or a spelling of the period."""
-    return lex.known(joined) or lex.is_period_form(joined.lower())
 
 
 class _Neighbours:
@@ -470,7 +465,7 @@ def _tie_chosen(text: str, a: int, b: int, word: str, prev: str, nxt: str, sente
 
 # what may part two pieces of one word: a space, specks of debris between two letters
 # ('par.tie'), a hyphen whose line end was lost, with its debris ('mar-^ quer')
-_SEPARATOR = r" (?=\p{L})|[.,'’^*|»«]+(?=\p{Ll})|-[^\w\s]*\s(?=\p{Ll})"
+_SEPARATOR = r" (?=\p{L})|[.,'’^*|»«]+(?=\p{Ll})|-[^\w\s]*\s(?=\p{Ll})|-(?=\p{Ll})"
 # … and the letters after it (in one match: a letter follows each kind of separator)
 _SEPARATED = regex.compile(rf"(?:{_SEPARATOR})(\p{{L}}+)")
 _LETTER_RUN = regex.compile(r"\p{L}+")
