@@ -567,6 +567,8 @@ def test_readings_the_engine_cannot_tell_apart_are_the_sentence_s_to_choose_betw
     # a line end's hyphen the export kept inside the line, a word misread across it
     ("Le joueur doit immédia-tcment payer.", "Le joueur doit immédiatement payer."),
     ("Il faut jouer promp-tcment la carte.", "Il faut jouer promptement la carte."),
+    # … its first piece not parted first as words run together ('con si')
+    ("Le prix a monté consi-dérablcment cette année.", "Le prix a monté considérablement cette année."),
     # a compound as printed: its pieces words, or the pieces run together a word already
     ("Il joue au tric-trac et peut-être aux dames.", "Il joue au tric-trac et peut-être aux dames."),
     ("Son porte-feuille est sur la table.", "Son porte-feuille est sur la table."),

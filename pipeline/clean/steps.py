@@ -320,17 +320,23 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
                 and _SPECKS_BETWEEN.fullmatch(text, tokens[a][2], tokens[b][1]):
             if one_word(tokens[a][0] + tokens[b][0], lex):
                 return True
-    partner = None
-    if k + 1 < len(tokens) and text[end:end + 1] == "-" and tokens[k + 1][1] == end + 1:
-        partner = tokens[k + 1][0]
-    elif k > 0 and start > 0 and text[start - 1] == "-" and tokens[k - 1][2] == start - 1:
-        partner = tokens[k - 1][0]
+    partner = _hyphen_partner(text, tokens, k)
     st = ctx.settings.context
     if (partner is None or lex.zipf(partner) >= st.rare_zipf
             or ctx.book.counts.get(partner.lower(), 0) >= st.rare_book_count):
         return False  # (a word the web misspells is no word: wordfreq knows 'edce')
     d = ctx.corrector.decide(partner, ctx.book)
     return d is None or not d.applied
+
+
+def _hyphen_partner(text: str, tokens: list[tuple[str, int, int]], k: int) -> str | None:
+    """The token a hyphen with no space joins the k-th to ('contem-pie'), if any."""
+    _, start, end = tokens[k]
+    if k + 1 < len(tokens) and text[end:end + 1] == "-" and tokens[k + 1][1] == end + 1:
+        return tokens[k + 1][0]
+    if k > 0 and start > 0 and text[start - 1] == "-" and tokens[k - 1][2] == start - 1:
+        return tokens[k - 1][0]
+    return None
 
 
 def _hyphened_piece(text: str, start: int, end: int, lex) -> bool:
@@ -715,6 +721,9 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # a word of the language the lexicon knows too little ('artistement')
         if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf) or _hyphened_piece(text, start, end, lex):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
+        partner = _hyphen_partner(text, tokens, k)
+        if partner is not None and not one_word(partner, lex):
+            continue  # a piece of one word misread across a hyphen ('sculp-tcurs'): the segmentation's to read
         parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf, together)
         if parts is None or any(p[1:] != p[1:].lower() for p in parts):
             continue  # a capital inside a part is debris, not a word's ('maîtressesI': not 'maîtresse sI')
