@@ -24,7 +24,11 @@ some 600 characters at spaces both sides share, those with a ``#`` left out; whe
 OCR has a hyphen between two letters and the gold a space, a hyphen, or a hyphen and a
 space with a small letter after it, the gold's word is made one word: these books' gold
 standards keep a line end's break as the printed line had it ('pou ces', 'Aca-démie',
-'pei- gnoir'), where a reading text has the word ('pouces'). The data is not in the project (the BnF's condition of
+'pei- gnoir'), where a reading text has the word ('pouces'). A hyphen of the gold between
+two words of the period's language (each printed 50 times in the Littré) that run
+together make none is a compound's and is kept ('lui-même', 'demi-figure'; until
+2026-12-07 these were made one word too, 'luimême', which no reading text has: 170 of
+the half read's words "left wrong" were such). The data is not in the project (the BnF's condition of
 use is non-commercial); it is public, e.g. in the repository
 impresso/llm-transcript-postcorrection, data/datasets/ocr/original/icdar-2017.
 """
@@ -99,6 +103,26 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
                     years[row[0].replace("\\", "/").split("/")[-1] if folder.name in row[0] else None] = row[1]
             years.pop(None, None)
             break
+    from pipeline.clean.context import one_word
+    from pipeline.lexicon import Lexicon
+
+    from pipeline.clean.sequence import SequenceModel
+
+    lexicon, littre = Lexicon.default(), SequenceModel.default()
+
+    def compound(g: list[str], i: int) -> bool:
+        # the gold's hyphen at i parts two words that run together make none ('lui-même',
+        # 'demi-figure'): a compound's, kept, not a line end's
+        a = b = i
+        while a > 0 and g[a - 1].isalpha():
+            a -= 1
+        while b + 1 < len(g) and g[b + 1].isalpha():
+            b += 1
+        left, right = "".join(g[a:i]), "".join(g[i + 1:b + 1])
+        # (words of the period's language, each: the web's frequencies know 'pa', 'mar', 'el')
+        return (littre.count(left.lower()) >= 50 and littre.count(right.lower()) >= 50
+                and not one_word(left + right, lexicon))
+
     pairs = []
     for path in sorted(folder.glob("*.txt"), key=lambda p: (len(p.stem), p.stem)):
         if dates is not None and years.get(path.name) not in dates:
@@ -113,7 +137,7 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
             o, g = ocr[start:end], list(gold[start:end])
             for i in range(1, len(o) - 2):
                 if o[i] == "-" and o[i - 1].isalpha() and g[i - 1].isalpha():
-                    if o[i + 1].isalpha() and g[i] in " -" and g[i + 1].islower():
+                    if o[i + 1].isalpha() and g[i] in " -" and g[i + 1].islower() and not (g[i] == "-" and compound(g, i)):
                         g[i] = "@"  # 'pou ces', 'pou-ces' for the OCR's 'pou-ces'
                     elif o[i + 1] == "@" and o[i + 2].isalpha() and g[i:i + 2] == ["-", " "] and g[i + 2].islower():
                         g[i] = g[i + 1] = "@"  # 'pei- gnoir' for the OCR's 'pei-gnoir'
