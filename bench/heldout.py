@@ -26,7 +26,7 @@ space with a small letter after it, the gold's word is made one word: these book
 standards keep a line end's break as the printed line had it ('pou ces', 'Aca-démie',
 'pei- gnoir'), where a reading text has the word ('pouces'). A hyphen of the gold between
 two words of the period's language (each printed 50 times in the Littré) that run
-together make none is a compound's and is kept ('lui-même', 'demi-figure'; until
+together make none (the Littré prints it fewer than 3 times, the web's is rare) is a compound's and is kept ('lui-même', 'demi-figure'; until
 2026-12-07 these were made one word too, 'luimême', which no reading text has: 170 of
 the half read's words "left wrong" were such). The data is not in the project (the BnF's condition of
 use is non-commercial); it is public, e.g. in the repository
@@ -103,10 +103,8 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
                     years[row[0].replace("\\", "/").split("/")[-1] if folder.name in row[0] else None] = row[1]
             years.pop(None, None)
             break
-    from pipeline.clean.context import one_word
-    from pipeline.lexicon import Lexicon
-
     from pipeline.clean.sequence import SequenceModel
+    from pipeline.lexicon import Lexicon
 
     lexicon, littre = Lexicon.default(), SequenceModel.default()
 
@@ -119,9 +117,12 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
         while b + 1 < len(g) and g[b + 1].isalpha():
             b += 1
         left, right = "".join(g[a:i]), "".join(g[i + 1:b + 1])
-        # (words of the period's language, each: the web's frequencies know 'pa', 'mar', 'el')
+        # (words of the period's language, each, and together no word of it: the web's
+        # frequencies know 'pa', 'mar', 'el' as words, and 'luimême' as a typo; the Littré
+        # prints 'discontinuer' and 'payement', never 'luimême')
+        joined = (left + right).lower()
         return (littre.count(left.lower()) >= 50 and littre.count(right.lower()) >= 50
-                and not one_word(left + right, lexicon))
+                and littre.count(joined) < 3 and lexicon.zipf(joined) < 3.0 and not lexicon.is_period_form(joined))
 
     pairs = []
     for path in sorted(folder.glob("*.txt"), key=lambda p: (len(p.stem), p.stem)):
