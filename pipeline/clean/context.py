@@ -37,7 +37,8 @@ from ..lexicon import Lexicon
 from .. import derived, memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
-from .correct import ChannelModel, Corrector, _cased, _lexicon_index, kept_choices, period_as_printed, within
+from .correct import (ChannelModel, Corrector, _cased, _lexicon_index, kept_choices, long_s_makes_a_word,
+                      period_as_printed, within)
 from .sequence import BookSequence, SequenceModel, normal_of
 from .settings import CleanSettings, ContextSettings, SegmentationSettings
 
@@ -488,8 +489,7 @@ class ContextReader:
                      sentence_start: bool) -> ContextDecision | None:
         if len(tied) < 2 or not printed.isalpha() or self.littre_reading(printed) is not None:
             return None  # (a word of the period the lexicon lacks: the sentence weighs it against the print)
-        lex = self.lexicon
-        if any(lex.is_period_form(v) or lex.zipf(v) >= 1.0 for v in lex.long_s_variants(printed.lower())):
+        if long_s_makes_a_word(self.lexicon, printed.lower()):
             return None  # its f a long s ('fçu', the period's 'sçu'): a reading the engine's tie does not weigh
         st = self.settings
         # the engine's readings and the sentence's own candidates, each a rival: the engine

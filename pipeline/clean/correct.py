@@ -1253,7 +1253,13 @@ def period_as_printed(lexicon: Lexicon, lower: str, long_s: bool) -> bool:
         return False
     if not long_s or "f" not in lower:
         return True
-    return not any(lexicon.zipf(r) >= 1.0 or lexicon.is_period_form(r) for r in lexicon.long_s_variants(lower))
+    return not long_s_makes_a_word(lexicon, lower)
+
+
+def long_s_makes_a_word(lexicon: Lexicon, lower: str) -> bool:
+    """Whether some f of the word read as a long s makes a known word or a spelling of
+    the period ('foit': 'soit'; 'fçu': 'sçu')."""
+    return any(lexicon.zipf(r) >= 1.0 or lexicon.is_period_form(r) for r in lexicon.long_s_variants(lower))
 
 
 def _long_s_reading(lower: str, best: str) -> str:

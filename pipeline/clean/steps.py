@@ -458,13 +458,13 @@ def _tie_chosen(text: str, a: int, b: int, word: str, prev: str, nxt: str, sente
     another (``Decision.tied``): the one the sentence favours (``ContextReader.chooses``),
     unless the word is a piece of one the OCR broke."""
     spans = _word_spans(text)
-    following = next((w for w, start, _ in spans if start > a), "")
+    k = next((i for i, (_, start, _) in enumerate(spans) if start == a), None)
+    if k is None:
+        return None
+    following = spans[k + 1][0] if k + 1 < len(spans) else ""
     ocr_factor = ctx.ocr.factor(ctx.raw_of(a, b)[0]) if ctx.ocr and ctx.raw_of else 1.0
     engine = ctx.corrector.decide(word, ctx.book, sentence_start, following, ocr_factor)
-    if engine is None or engine.applied or not engine.tied:
-        return None
-    k = next((i for i, (_, start, _) in enumerate(spans) if start == a), None)
-    if k is None or _piece_of_a_broken_word(text, spans, k, ctx):
+    if engine is None or engine.applied or not engine.tied or _piece_of_a_broken_word(text, spans, k, ctx):
         return None
     return ctx.reader.chooses(word, engine.tied, prev, nxt, sentence_start)
 
