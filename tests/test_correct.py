@@ -185,6 +185,28 @@ def test_a_join_must_beat_the_print_read_with_a_letter_misread(res):
     assert reader.join("ap", "pelle", "on", "faire", False).word == "appelle"
 
 
+def test_a_word_no_sentence_reads_otherwise_costs_no_memo_entry(res):
+    """A known word with no reading a sentence may call for ('toujours'), and a spelling
+    of the period ('avoit'), are left as printed wherever they stand, with nothing of
+    the book read: the sentence's reader answers None at once, with no entry in its memo
+    for each place (four words in ten; the answer ``_decide`` gives, which is tested
+    too). A word with readings ('celle': 'cette') is decided, and its decision kept."""
+    from pipeline.clean import chapter_context
+
+    reader = chapter_context("Il joue une carte.", res).reader
+    for word, prev, nxt in (("toujours", "a", "joué"), ("avoit", "il", "joué"), ("toujours", "il", "joue")):
+        reader._words.setdefault(word, reader._word(word))  # (worked out as its first decision does, if not read from the disk)
+        before = len(reader._decided)
+        assert reader.decide(word, prev, nxt, False) is None
+        assert reader._decide(word, prev, nxt, False) is None
+        assert len(reader._decided) == before
+    assert reader.split("toujours", "a", "joué", False) is None and reader._split_readings["toujours"] == []
+    before = len(reader._decided)
+    assert reader.split("toujours", "il", "joue", False) is None and len(reader._decided) == before
+    assert reader.decide("celle", "de", "carte", False).word == "cette"
+    assert len(reader._decided) == before + 1
+
+
 def test_long_s_read_by_lexicon_and_context(res):
     seg = process_chapter(MADE_UP / "long_s_tables.txt", res)
     text = " ".join(p.text.text for p in seg.passages)

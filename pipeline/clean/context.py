@@ -335,6 +335,13 @@ class ContextReader:
         """What the printed word should be between ``prev`` and ``nxt`` (tokens as the
         sequence model counts them), if something else (memoised: a book repeats its
         phrases)."""
+        word = self._words.get(printed)
+        if word is not None and (word is _PERIOD or (word[1] >= 1.0 and not word[3] and word[4] is None)) \
+                and printed[0].islower() and len(printed) > 1 and printed.isalpha():
+            # a spelling of the period, or a known word no sentence may read as another
+            # (four words in ten): ``_decide`` would say None wherever it stands, having
+            # read nothing of the book, so no memo's entry is made for each of its places
+            return None
         return remembered(self._decided, (printed, prev, nxt, sentence_start), self._decide, self.views,
                           printed, prev, nxt, sentence_start)
 
@@ -710,6 +717,8 @@ class ContextReader:
         accents. Memoised."""
         if len(w) < 3 or not w.isalpha() or w.isupper() or (w[0].isupper() and not sentence_start):
             return None  # (a third of the words: not worth a memo's entry)
+        if self._split_readings.get(w if w.islower() else w.lower()) == []:
+            return None  # nothing it may be parted into (``_split``'s first answer): no memo's entry either
         return remembered(self._decided, ("split", w, prev, nxt, sentence_start), self._split, self.views,
                           w, prev, nxt, sentence_start)
 
