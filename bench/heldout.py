@@ -6,8 +6,9 @@ about 132,000 characters, whose OCR misreads few words). The project does not ke
 that text (its transcription states no licence), so the path is given; without it this
 script says so and stops.
 
-The OCR paragraphs are cleaned as one text, a paragraph a line, as ``academie clean``
-cleans any file (with the corpus's games and vocabulary), and each side is scored with
+The OCR paragraphs of each book are cleaned as one text, a paragraph a line, as
+``academie clean`` cleans any file (with the corpus's games and vocabulary), and each
+side is scored with
 ``pipeline.clean.evaluate.score`` against the proofread paragraphs: CER, wrong words
 fixed, and right words broken, which on a book this clean is what the figures mostly
 say. The proofread side is not a diplomatic transcription (it modernises a little and
@@ -19,7 +20,9 @@ evaluation set's ``fr_monograph``: French books of 1755 to 1944 from the BnF, ea
 file an ``[OCR_toInput]`` line, then the OCR and its gold standard aligned character
 by character, ``@`` for a gap and ``#`` where the gold is unknown). ``--dates`` keeps
 the books of those years (the folder's ``eval_metadata.csv``, or the competition's
-``metadata.csv``, beside or above it). The aligned texts are cut into paragraphs of
+``metadata.csv``, beside or above it); the files of one year, a book, are cleaned as a
+text of its own (until 2026-12-07 all those asked for were cleaned as one: a book printed
+with the long s was judged with the f-words of books printed without). The aligned texts are cut into paragraphs of
 some 600 characters at spaces both sides share, those with a ``#`` left out; where the
 OCR has a hyphen between two letters and the gold a space, a hyphen, or a hyphen and a
 space with a small letter after it, the gold's word is made one word: these books' gold
@@ -36,6 +39,7 @@ impresso/llm-transcript-postcorrection, data/datasets/ocr/original/icdar-2017.
 from __future__ import annotations
 
 import argparse
+import itertools
 import csv
 import json
 import sys
@@ -69,13 +73,20 @@ def main() -> None:
         pairs = [json.loads(line) for line in args.aligned.read_text(encoding="utf-8").splitlines() if line.strip()]
     ocr = "\n".join(" ".join(p["ocr"].split()) for p in pairs)
     proof = "\n".join(" ".join(p["proofread"].split()) for p in pairs)
+    res = Resources(args.corpus)
+    cleaned = []
+    seconds = 0.0
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / (args.aligned.name + ".txt" if args.aligned.is_dir() else args.aligned.with_suffix(".txt").name)
-        path.write_text(ocr + "\n", encoding="utf-8")
-        t0 = time.perf_counter()
-        lay = clean_file(path, Resources(args.corpus))
-        seconds = time.perf_counter() - t0
-    clean = "\n".join(b.text.text for b in lay.blocks)
+        # each book (of a year: one printing) cleaned as a text of its own, as its chapters would
+        # be: whether it is printed with the long s, and the book's word counts, are its own
+        for k, (book, group) in enumerate(itertools.groupby(pairs, key=lambda p: p.get("book", ""))):
+            path = Path(tmp) / f"{args.aligned.stem}-{book or k}.txt"
+            path.write_text("\n".join(" ".join(p["ocr"].split()) for p in group) + "\n", encoding="utf-8")
+            t0 = time.perf_counter()
+            lay = clean_file(path, res)
+            seconds += time.perf_counter() - t0
+            cleaned += [b.text.text for b in lay.blocks]
+    clean = "\n".join(cleaned)
     s = score(args.aligned.name, ocr, clean, proof)
     print(f"{args.aligned.name}: {len(pairs)} paragraphs, {len(ocr):,} characters, cleaned in {seconds:.1f} s")
     print(f"CER raw {s.cer_raw:.2%}, clean {s.cer_clean:.2%} (reduced {s.reduction:.1%}); "
@@ -144,7 +155,8 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
                         g[i] = g[i + 1] = "@"  # 'pei- gnoir' for the OCR's 'pei-gnoir'
             if "#" not in g and o.strip():
                 pairs.append({"ocr": " ".join(o.replace("@", "").split()),
-                              "proofread": " ".join("".join(g).replace("@", "").split())})
+                              "proofread": " ".join("".join(g).replace("@", "").split()),
+                              "book": years.get(path.name, "")})
             start = end + 1
     return pairs
 

@@ -25,10 +25,30 @@ def _pairs(tmp_path: Path, ocr: str, gold: str) -> list[dict]:
 def test_a_line_end_s_break_the_gold_keeps_is_one_word_and_a_compound_keeps_its_hyphen(tmp_path):
     ocr = "Il peint lui-même les pou-ces du jeu."
     gold = "Il peint lui-même les pou-ces du jeu."
-    assert _pairs(tmp_path, ocr, gold) == [{"ocr": ocr, "proofread": "Il peint lui-même les pouces du jeu."}]
+    assert _pairs(tmp_path, ocr, gold) == [{"ocr": ocr, "proofread": "Il peint lui-même les pouces du jeu.", "book": ""}]
 
 
 def test_a_break_the_gold_keeps_as_a_space_is_one_word(tmp_path):
     ocr = "Les pou-ces et la demi-figure."
     gold = "Les pou ces et la demi-figure."
     assert _pairs(tmp_path, ocr, gold)[0]["proofread"] == "Les pouces et la demi-figure."
+
+
+def test_each_paragraph_says_its_book_the_year_of_its_file(tmp_path):
+    """The script cleans each book (the files of one year) as a text of its own: each
+    paragraph carries its file's year, from the folder's metadata."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from heldout import icdar_pairs
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    folder = tmp_path / "fr_monograph"
+    folder.mkdir()
+    for name, text in (("1.txt", "Il est fous la figure."), ("2.txt", "Le jeu de dames."), ("3.txt", "Une partie.")):
+        (folder / name).write_text(f"[OCR_toInput] {text}\n[OCR_aligned] {text}\n[ GS_aligned] {text}\n", encoding="utf-8")
+    (tmp_path / "eval_metadata.csv").write_text(
+        "File;Date;Type;NbAlignedChar\nfr_monograph\\1.txt;1781;monograph;22\n"
+        "fr_monograph\\2.txt;1858;monograph;16\nfr_monograph\\3.txt;1858;monograph;11\n", encoding="utf-8")
+    assert [(p["ocr"], p["book"]) for p in icdar_pairs(folder)] == [
+        ("Il est fous la figure.", "1781"), ("Le jeu de dames.", "1858"), ("Une partie.", "1858")]
+    assert [p["book"] for p in icdar_pairs(folder, ["1858"])] == ["1858", "1858"]
