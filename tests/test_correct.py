@@ -216,6 +216,36 @@ def test_long_s_read_by_lexicon_and_context(res):
     assert "servent à marquer les points; on met un jeton sur la flèche du coin." in text
 
 
+# a page whose OCR read most long s as s: two hundred words with an f, all words
+_PLAIN_F = "Le fils fait un effort pour offrir des fleurs à sa femme, sans faute. " * 25
+# … and a paragraph where it read some as f: twelve words of three letters or more that
+# are words only with an s ('fous', 'chofe'), and 'fe'
+_SOME_LONG_S = ("Elle paroît fous la figure d'une Nymphe, qui fe repofe dans le fein de la Gloire. "
+                "C'eft une chofe prefque aufli belle que celle qu'on conferve à Rome; il faut la fuivre feule, "
+                "quoi qu'il en foit, fur le chemin. ")
+
+
+def test_a_printing_whose_ocr_read_some_long_s_as_f_is_a_long_s_printing(res):
+    """Where the OCR read most long s as s and some as f, the f-words that are words only
+    with an s are too few for the share that tells a printing whose every long s was
+    read as f (15%), but enough to tell it from the OCR's chance f for an s: 24 of
+    three letters or more, 12% of the f-words (confusions.toml's [long_s_printing]:
+    15 and 4%); twelve are not enough, nor are short tokens any OCR makes ('fi',
+    'ft'). Its words are then read as in any long-s printing."""
+    from pipeline.clean.correct import is_long_s_printing
+
+    lex = res.lexicon
+    assert is_long_s_printing(_PLAIN_F + _SOME_LONG_S * 2, lex)
+    assert not is_long_s_printing(_PLAIN_F + _SOME_LONG_S, lex)
+    assert not is_long_s_printing(_PLAIN_F, lex)
+    assert not is_long_s_printing(_PLAIN_F + "Il fi ft. " * 8, lex)  # (16 of 191: 8%)
+    text, _ = fix_and_explain(_PLAIN_F + _SOME_LONG_S * 2, res)
+    assert text.endswith("Elle paroît sous la figure d'une Nymphe, qui se repose dans le sein de la Gloire. "
+                         "C'est une chose presque aussi belle que celle qu'on conserve à Rome; il faut la suivre "
+                         "seule, quoi qu'il en soit, sur le chemin. ")
+    assert text.startswith(_PLAIN_F)  # the f-words that are words with an f, as printed
+
+
 def test_long_s_left_alone_outside_long_s_printings(res):
     # one 'fur' in a chapter printed without the long s is not enough to read it as 'sur'
     assert fixed(res, "Il met sa fourrure de fur et de cuir.") == "Il met sa fourrure de fur et de cuir."

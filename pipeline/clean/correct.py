@@ -152,6 +152,7 @@ class ChannelModel:
         self.s_next_endings = tuple(lc["s_reading_next_endings"])
         self.f_next_words = frozenset(lc["f_reading_next_words"])
         self.f_next_endings = tuple(lc["f_reading_next_endings"])
+        self.long_s_printing = LongSPrinting(**data["long_s_printing"])
 
     def glyph_class(self, ch: str) -> str:
         """The shape class of a glyph, as the skeleton writes it ('t' → 'i', 'u' → 'n')."""
@@ -1311,16 +1312,34 @@ def book_counts(texts: Iterable[str]) -> Counter:
     return counts
 
 
-def is_long_s_printing(text: str, lexicon: Lexicon) -> bool:
-    """Printed with the long s: many words are words only with their f read as s."""
+@dataclass(frozen=True)
+class LongSPrinting:
+    """When a text is taken for one printed with the long s (confusions.toml's
+    ``[long_s_printing]``, where each is explained)."""
+
+    zipf: float
+    lead: float
+    share: float
+    least: int
+    some_share: float
+    some_least: int
+
+
+def is_long_s_printing(text: str, lexicon: Lexicon, model: "ChannelModel | None" = None) -> bool:
+    """Printed with the long s: many of the words with an f are words only with their f
+    read as an s, the OCR having read every long s as an f; or some are, long enough
+    to tell, the OCR having read most as an s (``ChannelModel.long_s_printing``)."""
+    t = (model or ChannelModel.default()).long_s_printing
     f_words = [w for w in _LETTERS.findall(text) if "f" in w.lower() and len(w) > 1]
     if not f_words:
         return False
-    explained = 0
+    explained = longer = 0
     for w in f_words:
         lw = w.lower()
         z = lexicon.zipf(lw)
         z_s = max((lexicon.zipf(v) for v in lexicon.long_s_variants(lw)), default=0.0)
-        if z_s >= 3.0 and z_s > z + 1.0:
+        if z_s >= t.zipf and z_s > z + t.lead:
             explained += 1
-    return explained >= 5 and explained / len(f_words) >= 0.15
+            longer += len(w) > 2
+    return (explained >= t.least and explained / len(f_words) >= t.share) or \
+        (longer >= t.some_least and longer / len(f_words) >= t.some_share)
