@@ -89,18 +89,30 @@ def main() -> None:
     clean = "\n".join(cleaned)
     s = score(args.aligned.name, ocr, clean, proof)
     print(f"{args.aligned.name}: {len(pairs)} paragraphs, {len(ocr):,} characters, cleaned in {seconds:.1f} s")
+    g = words(normalise(proof))
+    raw_right, raw_seen = _right_with_hyp(words(normalise(ocr)), g)
+    clean_right, clean_seen = _right_with_hyp(words(normalise(clean)), g)
+    long_s = sum(1 for j, word in enumerate(g) if raw_right[j] and not clean_right[j] and gold_long_s(word, clean_seen[j]))
     print(f"CER raw {s.cer_raw:.2%}, clean {s.cer_clean:.2%} (reduced {s.reduction:.1%}); "
           f"words {s.words:,}: wrong in the OCR {s.wrong_raw}, fixed {s.fixed}, "
-          f"broken {s.broken} ({s.broken_rate:.3%} of the right ones)")
+          f"broken {s.broken} ({s.broken_rate:.3%} of the right ones)"
+          + (f", of which {long_s} read with an s where the gold keeps an f" if long_s else ""))
     if args.broken:
-        g = words(normalise(proof))
-        raw_right, raw_seen = _right_with_hyp(words(normalise(ocr)), g)
-        clean_right, clean_seen = _right_with_hyp(words(normalise(clean)), g)
         for j, word in enumerate(g):
             if raw_right[j] != clean_right[j]:
                 what = "fixed " if clean_right[j] else "BROKEN"
                 print(f"  {what} {raw_seen[j]!r} → {clean_seen[j]!r} (proofread {word!r}): "
                       f"{' '.join(g[max(0, j - 4):j + 5])}")
+
+
+def gold_long_s(gold: str, seen: str | None) -> bool:
+    """Whether a word the cleaning made is the gold's but for an s where the gold has an
+    f ('sont' for 'font'). The gold standards of the books printed with the long s keep
+    some long s as the OCR read them, an f, and not others ('fous la figure' here,
+    'sous la figure' there): such a "broken" word is most often a right reading, and
+    sometimes a real f read as a long s ('fuite' made 'suite'); ``--broken`` lists them to read."""
+    return seen is not None and len(seen) == len(gold) and seen != gold and all(
+        a == b or (a, b) == ("f", "s") for a, b in zip(gold.lower(), seen.lower()))
 
 
 def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -> list[dict]:

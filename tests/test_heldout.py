@@ -52,3 +52,15 @@ def test_each_paragraph_says_its_book_the_year_of_its_file(tmp_path):
     assert [(p["ocr"], p["book"]) for p in icdar_pairs(folder)] == [
         ("Il est fous la figure.", "1781"), ("Le jeu de dames.", "1858"), ("Une partie.", "1858")]
     assert [p["book"] for p in icdar_pairs(folder, ["1858"])] == ["1858", "1858"]
+
+
+def test_a_word_read_with_an_s_where_the_gold_keeps_an_f_is_told_apart():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from heldout import gold_long_s
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    assert gold_long_s("font", "sont") and gold_long_s("Fous", "Sous") and gold_long_s("fuite", "suite")
+    assert not gold_long_s("sont", "font")  # the engine's f for the gold's s: a misreading of its own
+    assert not gold_long_s("fleur", "sieur") and not gold_long_s("font", "fond") and not gold_long_s("font", None)
+    assert not gold_long_s("font", "font")
