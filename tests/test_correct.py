@@ -246,6 +246,18 @@ def test_a_printing_whose_ocr_read_some_long_s_as_f_is_a_long_s_printing(res):
     assert text.startswith(_PLAIN_F)  # the f-words that are words with an f, as printed
 
 
+def test_a_long_s_read_as_another_thin_glyph_in_a_long_s_printing(res):
+    """In a long-s printing the long s is read as an f most often, and now and then as
+    another thin upright glyph (confusions.toml's long_s_also: 'l', 'i', 'j', 'J', at
+    0.5): 'auili' is *aussi*, 'deilin' *dessin*. Not in a chapter printed without the
+    long s, where an l for an s is any letter for another."""
+    misread = "Le tableau est peint jur bois, & on y voit auili un deilin de la même main. "
+    text, _ = fix_and_explain(_PLAIN_F + _SOME_LONG_S * 2 + misread, res)
+    assert text.endswith("Le tableau est peint sur bois, & on y voit aussi un dessin de la même main. ")
+    assert fixed(res, misread + "Il a des fleurs.") == \
+        "Le tableau est peint sur bois, & on y voit auili un deilin de la même main. Il a des fleurs."
+
+
 def test_long_s_left_alone_outside_long_s_printings(res):
     # one 'fur' in a chapter printed without the long s is not enough to read it as 'sur'
     assert fixed(res, "Il met sa fourrure de fur et de cuir.") == "Il met sa fourrure de fur et de cuir."

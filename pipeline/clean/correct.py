@@ -77,6 +77,8 @@ class ChannelModel:
         self.long_s = tuple(c["long_s"])
         self.long_s_cheap = float(c["long_s_cost_in_long_s_chapters"])
         self.long_s_dear = float(c["long_s_cost_elsewhere"])
+        self.long_s_also = frozenset(c["long_s_also"])
+        self.long_s_also_cost = float(c["long_s_also_cost"])
         self.substitution = float(c["substitution"])
         self.accent_or_case = float(c["accent_or_case"])
         self.insertion = float(c["insertion"])
@@ -94,7 +96,7 @@ class ChannelModel:
         self.delete_cost: dict[str, float] = {}
         self.learned = 0
         for a, b, cost in learned:
-            if a == b or (a, b) == self.long_s:
+            if a == b or self.long_s_event(a, b):
                 continue
             self.learned += 1
             if not a:
@@ -280,6 +282,12 @@ class ChannelModel:
                 out.append(None)
         return out
 
+    def long_s_event(self, a: str, b: str) -> bool:
+        """Whether reading the glyph ``a`` as ``b`` may be a long s misread: the printing's
+        (priced by whether the chapter is a long-s printing), not a confusion of the channel
+        to learn."""
+        return (a, b) == self.long_s or (b == "s" and a in self.long_s_also)
+
     def step_cost(self, a: str, b: str, long_s: bool) -> float:
         """The cost of reading the printed glyph ``a`` as the letter ``b``."""
         if a == b:
@@ -289,6 +297,8 @@ class ChannelModel:
         if base_letter(a) == base_letter(b):
             return self.accent_or_case
         listed = self.pairs.get((a, b)) or self.pairs.get((a.lower(), b))
+        if long_s and b == "s" and a in self.long_s_also:
+            return min(listed, self.long_s_also_cost) if listed else self.long_s_also_cost
         if listed:
             return listed
         bare, printed_bare = base_letter(b), base_letter(a)

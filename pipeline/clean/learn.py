@@ -306,7 +306,7 @@ def count(src: Source, model: ChannelModel, settings: ChannelSettings) -> Counts
         if p == w:
             continue
         for a, b in events(model.align(p, w), settings.max_event_glyphs):
-            if (a, b) != model.long_s:
+            if not model.long_s_event(a, b):
                 confusions[(a, b)] += n
     glyphs = sum(n * len(w) for w, n in intended.items())
     info = SourceInfo(src.name, sum(intended.values()), glyphs, sum(confusions.values()), src.description)
