@@ -62,6 +62,7 @@ def main() -> None:
         sys.exit(f"{args.aligned}: no such file (aligned paragraphs of another book; see this script's docstring)")
 
     from pipeline.build import clean_file
+    from pipeline.clean.correct import is_long_s_printing
     from pipeline.clean.evaluate import _right_with_hyp, normalise, score, words
     from pipeline.resources import Resources
 
@@ -71,24 +72,40 @@ def main() -> None:
             sys.exit(f"{args.aligned}: no ICDAR 2017 file{' of ' + args.dates if args.dates else ''} in it")
     else:
         pairs = [json.loads(line) for line in args.aligned.read_text(encoding="utf-8").splitlines() if line.strip()]
+    # a book's paragraphs together, the books in the order they come (a year's files need not follow each other)
+    first = {}
+    for p in pairs:
+        first.setdefault(p.get("book", ""), len(first))
+    pairs.sort(key=lambda p: first[p.get("book", "")])
     ocr = "\n".join(" ".join(p["ocr"].split()) for p in pairs)
     proof = "\n".join(" ".join(p["proofread"].split()) for p in pairs)
     res = Resources(args.corpus)
     cleaned = []
     seconds = 0.0
+    books = []  # (book, its paragraphs, its clean paragraphs, whether taken for a long-s printing)
     with tempfile.TemporaryDirectory() as tmp:
         # each book (of a year: one printing) cleaned as a text of its own, as its chapters would
         # be: whether it is printed with the long s, and the book's word counts, are its own
         for k, (book, group) in enumerate(itertools.groupby(pairs, key=lambda p: p.get("book", ""))):
+            group = list(group)
             path = Path(tmp) / f"{args.aligned.stem}-{book or k}.txt"
-            path.write_text("\n".join(" ".join(p["ocr"].split()) for p in group) + "\n", encoding="utf-8")
+            text = "\n".join(" ".join(p["ocr"].split()) for p in group) + "\n"
+            path.write_text(text, encoding="utf-8")
             t0 = time.perf_counter()
             lay = clean_file(path, res)
             seconds += time.perf_counter() - t0
             cleaned += [b.text.text for b in lay.blocks]
+            books.append((book, group, [b.text.text for b in lay.blocks], is_long_s_printing(text, res.lexicon)))
     clean = "\n".join(cleaned)
     s = score(args.aligned.name, ocr, clean, proof)
     print(f"{args.aligned.name}: {len(pairs)} paragraphs, {len(ocr):,} characters, cleaned in {seconds:.1f} s")
+    if len(books) > 1:
+        for book, group, its_clean, long_s in books:
+            b = score(book, "\n".join(" ".join(p["ocr"].split()) for p in group), "\n".join(its_clean),
+                      "\n".join(" ".join(p["proofread"].split()) for p in group))
+            print(f"  {book or '(no year)':10s} {len(group):4d} paragraphs{', the long s' if long_s else '':12s}  "
+                  f"CER {b.cer_raw:.2%} → {b.cer_clean:.2%} ({b.reduction:+.1%}); wrong {b.wrong_raw}, "
+                  f"fixed {b.fixed}, broken {b.broken}")
     g = words(normalise(proof))
     raw_right, raw_seen = _right_with_hyp(words(normalise(ocr)), g)
     clean_right, clean_seen = _right_with_hyp(words(normalise(clean)), g)
