@@ -22,7 +22,8 @@ by character, ``@`` for a gap and ``#`` where the gold is unknown). ``--dates`` 
 the books of those years (the folder's ``eval_metadata.csv``, or the competition's
 ``metadata.csv``, beside or above it); the files of one year, a book, are cleaned as a
 text of its own (until 2026-12-07 all those asked for were cleaned as one: a book printed
-with the long s was judged with the f-words of books printed without). The aligned texts are cut into paragraphs of
+with the long s was judged with the f-words of books printed without); with ``--chapters
+N``, as texts of about N characters each, as a book's chapters would be cleaned. The aligned texts are cut into paragraphs of
 some 600 characters at spaces both sides share, those with a ``#`` left out; where the
 OCR has a hyphen between two letters and the gold a space, a hyphen, or a hyphen and a
 space with a small letter after it, the gold's word is made one word: these books' gold
@@ -57,6 +58,8 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, default=ROOT / "corpus")
     ap.add_argument("--broken", action="store_true", help="list the words broken, and those fixed")
     ap.add_argument("--dates", help="of an ICDAR 2017 folder, the books of these years only (e.g. 1755,1858)")
+    ap.add_argument("--chapters", type=int, default=0, metavar="N",
+                    help="clean each book as texts of about N characters each, as chapters (default: whole)")
     args = ap.parse_args()
     if not args.aligned.exists():
         sys.exit(f"{args.aligned}: no such file (aligned paragraphs of another book; see this script's docstring)")
@@ -88,22 +91,30 @@ def main() -> None:
         # be: whether it is printed with the long s, and the book's word counts, are its own
         for k, (book, group) in enumerate(itertools.groupby(pairs, key=lambda p: p.get("book", ""))):
             group = list(group)
-            path = Path(tmp) / f"{args.aligned.stem}-{book or k}.txt"
-            text = "\n".join(" ".join(p["ocr"].split()) for p in group) + "\n"
-            path.write_text(text, encoding="utf-8")
-            t0 = time.perf_counter()
-            lay = clean_file(path, res)
-            seconds += time.perf_counter() - t0
-            cleaned += [b.text.text for b in lay.blocks]
-            books.append((book, group, [b.text.text for b in lay.blocks], is_long_s_printing(text, res.lexicon)))
+            its_clean, taken = [], []
+            # (with --chapters, the book cut into texts of about that many characters, each cleaned
+            # alone: what a chapter of it would be told by its own text, the long s among the rest)
+            for n, part in enumerate(_chapters(group, args.chapters)):
+                path = Path(tmp) / f"{args.aligned.stem}-{book or k}-{n}.txt"
+                text = "\n".join(" ".join(p["ocr"].split()) for p in part) + "\n"
+                path.write_text(text, encoding="utf-8")
+                t0 = time.perf_counter()
+                lay = clean_file(path, res)
+                seconds += time.perf_counter() - t0
+                its_clean += [b.text.text for b in lay.blocks]
+                taken.append(is_long_s_printing(text, res.lexicon))
+            cleaned += its_clean
+            books.append((book, group, its_clean, taken))
     clean = "\n".join(cleaned)
     s = score(args.aligned.name, ocr, clean, proof)
     print(f"{args.aligned.name}: {len(pairs)} paragraphs, {len(ocr):,} characters, cleaned in {seconds:.1f} s")
     if len(books) > 1:
-        for book, group, its_clean, long_s in books:
+        for book, group, its_clean, taken in books:
             b = score(book, "\n".join(" ".join(p["ocr"].split()) for p in group), "\n".join(its_clean),
                       "\n".join(" ".join(p["proofread"].split()) for p in group))
-            print(f"  {book or '(no year)':10s} {len(group):4d} paragraphs{', the long s' if long_s else '':12s}  "
+            long_s = ("" if not any(taken) else ", the long s" if len(taken) == 1
+                      else f", the long s {sum(taken)}/{len(taken)}")
+            print(f"  {book or '(no year)':10s} {len(group):4d} paragraphs{long_s:16s}  "
                   f"CER {b.cer_raw:.2%} → {b.cer_clean:.2%} ({b.reduction:+.1%}); wrong {b.wrong_raw}, "
                   f"fixed {b.fixed}, broken {b.broken}")
     g = words(normalise(proof))
@@ -120,6 +131,22 @@ def main() -> None:
                 what = "fixed " if clean_right[j] else "BROKEN"
                 print(f"  {what} {raw_seen[j]!r} → {clean_seen[j]!r} (proofread {word!r}): "
                       f"{' '.join(g[max(0, j - 4):j + 5])}")
+
+
+def _chapters(paragraphs: list[dict], size: int) -> list[list[dict]]:
+    """The paragraphs in runs of at least ``size`` characters (the last may be shorter),
+    or all in one run if ``size`` is 0."""
+    if size <= 0:
+        return [paragraphs]
+    runs: list[list[dict]] = [[]]
+    length = 0
+    for p in paragraphs:
+        if length >= size:
+            runs.append([])
+            length = 0
+        runs[-1].append(p)
+        length += len(p["ocr"]) + 1
+    return runs
 
 
 def gold_long_s(gold: str, seen: str | None) -> bool:

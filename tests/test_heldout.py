@@ -64,3 +64,15 @@ def test_a_word_read_with_an_s_where_the_gold_keeps_an_f_is_told_apart():
     assert not gold_long_s("sont", "font")  # the engine's f for the gold's s: a misreading of its own
     assert not gold_long_s("fleur", "sieur") and not gold_long_s("font", "fond") and not gold_long_s("font", None)
     assert not gold_long_s("font", "font")
+
+
+def test_a_book_cut_as_chapters_of_about_n_characters():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from heldout import _chapters
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    ps = [{"ocr": "x" * 9} for _ in range(5)]  # 10 characters each, with its line end
+    assert [len(run) for run in _chapters(ps, 20)] == [2, 2, 1]
+    assert [len(run) for run in _chapters(ps, 0)] == [5]
+    assert [len(run) for run in _chapters(ps, 1000)] == [5]
