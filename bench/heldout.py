@@ -28,7 +28,12 @@ some 600 characters at spaces both sides share, those with a ``#`` left out; whe
 OCR has a hyphen between two letters and the gold a space, a hyphen, or a hyphen and a
 space with a small letter after it, the gold's word is made one word: these books' gold
 standards keep a line end's break as the printed line had it ('pou ces', 'Aca-démie',
-'pei- gnoir'), where a reading text has the word ('pouces'). A hyphen of the gold between
+'pei- gnoir'), where a reading text has the word ('pouces'). So is a gold's word broken
+at a space before a small letter where the export lost the hyphen too ('seu lement', as
+the newspapers have hundreds), if the pieces run together are a word (the Littré prints
+it thrice, or the web knows it) and one piece is none (not both printed 50 times in the
+Littré and common on the web): 'en tendre' stays two words (until 2026-12-07 all stayed
+two, and a reading of 'seulement' counted two right words broken). A hyphen of the gold between
 two words of the period's language (each printed 50 times in the Littré) that run
 together make none (the Littré prints it fewer than 3 times, the web's is rare) is a compound's and is kept ('lui-même', 'demi-figure'; until
 2026-12-07 these were made one word too, 'luimême', which no reading text has: 170 of
@@ -191,6 +196,28 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
         return (littre.count(left.lower()) >= 50 and littre.count(right.lower()) >= 50
                 and littre.count(joined) < 3 and lexicon.zipf(joined) < 3.0 and not lexicon.is_period_form(joined))
 
+    def word(w: str) -> bool:
+        # a word of the period's language: printed 50 times in the Littré, and common on the
+        # web or a spelling of the period (the web alone knows 'por', 'pro', 'ter' as words)
+        w = w.lower()
+        return littre.count(w) >= 50 and (lexicon.zipf(w) >= 3.0 or lexicon.is_period_form(w))
+
+    def line_break(g: list[str], i: int) -> bool:
+        # the gold's space at i parts one word a line's end broke, its hyphen lost in the export
+        # ('seu lement', 'nom bre'): run together, the pieces are a word (the Littré prints it
+        # thrice, or the web knows it), and one of them is none ('en tendre' stays two words)
+        a = b = i
+        while a > 0 and (g[a - 1].isalpha() or g[a - 1] == "@"):  # (a gap of the alignment is no letter's end)
+            a -= 1
+        while b + 1 < len(g) and (g[b + 1].isalpha() or g[b + 1] == "@"):
+            b += 1
+        left, right = "".join(g[a:i]).replace("@", ""), "".join(g[i + 1:b + 1]).replace("@", "")
+        if not left or not right:
+            return False
+        joined = (left + right).lower()
+        return (littre.count(joined) >= 3 or lexicon.zipf(joined) >= 3.0 or lexicon.is_period_form(joined)) \
+            and not (word(left) and word(right))
+
     pairs = []
     for path in sorted(folder.glob("*.txt"), key=lambda p: (len(p.stem), p.stem)):
         if dates is not None and years.get(path.name) not in dates:
@@ -209,6 +236,9 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
                         g[i] = "@"  # 'pou ces', 'pou-ces' for the OCR's 'pou-ces'
                     elif o[i + 1] == "@" and o[i + 2].isalpha() and g[i:i + 2] == ["-", " "] and g[i + 2].islower():
                         g[i] = g[i + 1] = "@"  # 'pei- gnoir' for the OCR's 'pei-gnoir'
+            for i in range(1, len(g) - 1):
+                if g[i] == " " and (g[i - 1].isalpha() or g[i - 1] == "@") and g[i + 1].islower() and line_break(g, i):
+                    g[i] = "@"  # 'seu lement': a line's break the export made a space, as the gold keeps it
             if "#" not in g and o.strip():
                 pairs.append({"ocr": " ".join(o.replace("@", "").split()),
                               "proofread": " ".join("".join(g).replace("@", "").split()),

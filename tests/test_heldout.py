@@ -76,3 +76,12 @@ def test_a_book_cut_as_chapters_of_about_n_characters():
     assert [len(run) for run in _chapters(ps, 20)] == [2, 2, 1]
     assert [len(run) for run in _chapters(ps, 0)] == [5]
     assert [len(run) for run in _chapters(ps, 1000)] == [5]
+
+
+def test_a_line_end_s_break_the_export_made_a_space_is_one_word_in_the_gold(tmp_path):
+    """The newspapers' exports lost many line ends' hyphens, and their gold keeps the
+    printed line's break as a space ('seu lement'). Where the pieces run together are a
+    word and one of them is none, the gold's word is one word, as a reading text has it;
+    two words of the period's language stay two ('en tendre', 'Mai son')."""
+    ocr = "Il a seu lement un nom bre de pions en tendre sa Mai son"
+    assert _pairs(tmp_path, ocr, ocr)[0]["proofread"] == "Il a seulement un nombre de pions en tendre sa Mai son"
