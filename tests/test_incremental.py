@@ -967,3 +967,66 @@ def test_a_change_of_the_pipeline_leaves_the_cache_within_twice_what_the_book_us
     assert len(list(cache.glob("*/*.chapter"))) == 7  # v2's, v3's, and d.txt's
     monkeypatch.setattr(pipeline_build, "pipeline_version", lambda res: "v2")
     assert build(corpus, db, res=Resources(corpus)).cached == 3
+
+
+# two chapters of one book (their export headers name it), a third of another: each prints
+# four words that are words only with their f read as an s, too few to tell alone
+_PLAIN_F = ("Le fils fait un effort pour offrir des fleurs à sa femme, sans faute. Il faut enfin finir la partie, "
+            "et la fortune favorise le joueur qui fait son effort au profit de ses affaires.\n")
+_SOME_LONG_S = "Le joueur met sa carte fous la figure; c'est une chofe prefque sûre, et il conferve son avantage.\n"
+
+
+_OTHER_LONG_S = "La femme reste feule au jeu; elle a le fein plein de cartes, foit qu'elle gagne aufli bien.\n"
+
+
+def _chapter(book: str, n: int, long_s: str) -> str:
+    return f"‹ {book}Chapitre {n} sur 2 · PIQUET · texte numérisé non relu\n\n{_PLAIN_F}{long_s}"
+
+
+LONG_S_BOOK = {"a.txt": _chapter("Traité des jeux de cartes", 1, _SOME_LONG_S),
+               "b.txt": _chapter("Traité des jeux de cartes", 2, _OTHER_LONG_S),
+               "c.txt": _chapter("Nouveau traité du piquet", 1, _SOME_LONG_S)}
+
+
+def _clean_texts(db: Path) -> dict[str, str]:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT c.source_file, p.text_clean FROM passages p JOIN chapters c ON c.id = p.chapter_id "
+                            "ORDER BY c.source_file, p.seq").fetchall()
+    out: dict[str, str] = {}
+    for name, text in rows:
+        out[name] = out.get(name, "") + text + "\n"
+    return out
+
+
+@pytest.mark.slow  # two builds of three short chapters, and one afresh
+def test_a_book_s_chapters_pool_their_long_s_evidence(tmp_path):
+    """A chapter printed with the long s, which its OCR read as an f only now and then,
+    holds too few words that are words only with an s to tell alone (four: six are
+    asked); its book's chapters, those whose export header names the same edition,
+    together hold enough (eight), and each is read as a long-s printing ('fous la
+    figure' → 'sous la figure'); a chapter of another book, alone, is not. What the
+    chapter read of its book's printing is recorded: the other chapter's edit that
+    takes its words away makes its book no long-s printing, and the chapter is cleaned
+    again, as a build made afresh cleans it."""
+    from pipeline.clean.book import LONG_S_BOOKS
+
+    corpus = _written(tmp_path, LONG_S_BOOK)
+    db = tmp_path / "out" / "academie.db"
+    build(corpus, db)
+    clean = _clean_texts(db)
+    assert "met sa carte sous la figure; c'est une chose presque sûre, et il conserve" in clean["a.txt"]
+    assert "reste seule au jeu; elle a le sein plein de cartes, soit qu'elle gagne aussi bien" in clean["b.txt"]
+    assert "met sa carte fous la figure" in clean["c.txt"] and "chofe prefque" in clean["c.txt"]
+    read = _evidence(db)
+    assert all(LONG_S_BOOKS in read[n] for n in ("a.txt", "b.txt", "c.txt"))
+    # (what a.txt read of the book's counts, b.txt's edit below leaves as it was)
+    assert not {"feule", "seule", "fein", "sein", "foit", "soit", "aufli", "aussi"} & read["a.txt"]["clean.counts"]
+
+    _edit(corpus / "b.txt", "feule au jeu; elle a le fein plein de cartes, foit qu'elle gagne aufli",
+          "seule au jeu; elle a le sein plein de cartes, soit qu'elle gagne aussi")
+    again = build(corpus, db)
+    assert again.cached == 1  # c.txt: a.txt read that its book was a long-s printing, and it is no more
+    assert "met sa carte fous la figure" in _clean_texts(db)["a.txt"]
+    assert_same_database(db, _afresh(corpus, tmp_path / "a"))

@@ -21,7 +21,9 @@ from ..ingest import MAX_CHAPTER_BYTES, ingest
 from ..records import InputError, RawChapter
 from ..resources import Resources
 from .context import ContextReader
-from .correct import BookContext, ChannelModel, Corrector, Domain, _lexicon_index, book_counts, is_long_s_printing
+from ..layout.lines import HEADER_RE
+from .correct import (BookContext, ChannelModel, Corrector, Domain, _lexicon_index, book_counts, is_long_s_printing,
+                      long_s_evidence)
 from .rounded import rounded_counts
 from .sequence import BookCounts, BookSequence, SequenceModel, book_pairs
 from .settings import CleanSettings
@@ -100,9 +102,11 @@ def count_corpus(res: Resources, chapters: Iterable[RawChapter], corpus: Path) -
         names = frozenset(c.source_file for c in chapters)
         res.ship("clean.corpus_counts", (book_counts(c.text for c in chapters), names))
         res.ship("clean.corpus_pairs", (_book_pairs(c.text for c in chapters), names))
+        res.ship(LONG_S_SUMS, _long_s_sums(res, (c.text for c in chapters)))
     else:
         res.ship("clean.corpus_counts", corpus_counts(res))
         res.ship("clean.corpus_pairs", corpus_pairs(res))
+        res.ship(LONG_S_SUMS, long_s_sums(res))
 
 
 def book_evidence(res: Resources) -> tuple[str, Callable[[], str]]:
@@ -129,6 +133,47 @@ BOOK_BUCKETS = "clean.book_buckets"
 # the chapter's own counts, as its reads are recorded: they hold while the chapter's text does
 # (its key), but a paragraph that read them is cleaned again with the chapter
 CHAPTER_COUNTS = "clean.chapter_counts"
+# whether each book of the corpus is a long-s printing, its chapters' evidence pooled, as a
+# chapter's read is recorded (``long_s_books``); and (resources' key) that evidence, summed
+LONG_S_BOOKS = "clean.long_s_books"
+LONG_S_SUMS = "clean.long_s_sums"
+
+
+def book_of(text: str) -> str | None:
+    """The book a chapter says it belongs to: the edition its export header names
+    (lower case, spaces as one), None without a header. What the chapter's own text
+    says, not the manifest: an edit of the manifest changes no chapter's cleaning."""
+    first = next((line.strip() for line in text.split("\n", 3)[:3] if line.strip()), "")
+    m = HEADER_RE.match(first)
+    title = " ".join(m["title"].lower().split()) if m else ""
+    return title or None
+
+
+def _long_s_sums(res: Resources, texts: Iterable[str]) -> dict[str, tuple[int, int, int]]:
+    """``long_s_evidence`` summed over the chapters of each book (``book_of``)."""
+    printing = ChannelModel.default().long_s_printing
+    sums: dict[str, tuple[int, int, int]] = {}
+    for text in texts:
+        book = book_of(text)
+        if book is not None:
+            e = long_s_evidence(text, res.lexicon, printing)
+            a, b, c = sums.get(book, (0, 0, 0))
+            sums[book] = (a + e[0], b + e[1], c + e[2])
+    return sums
+
+
+def long_s_sums(res: Resources) -> dict[str, tuple[int, int, int]]:
+    """The long-s evidence of each book of the corpus, its chapters' summed."""
+    return res.cached(LONG_S_SUMS, lambda: _long_s_sums(res, corpus_texts(res).values()))
+
+
+def long_s_books(res: Resources) -> dict[str, bool]:
+    """Whether each book of the corpus is a long-s printing by its chapters' evidence
+    pooled: a chapter of 10,000 characters of a book whose OCR read only some long s as
+    f holds too few such words to tell alone (confusions.toml's [long_s_printing])."""
+    sums = long_s_sums(res)
+    printing = ChannelModel.default().long_s_printing
+    return _made_for(res, "clean.long_s_books", sums, lambda: {b: printing.holds(e) for b, e in sums.items()})
 
 
 def book_buckets(res: Resources) -> Mapping[str, tuple[str, ...]]:
@@ -147,7 +192,8 @@ def book_mappings(res: Resources) -> dict[str, Mapping]:
     book, _ = corpus_pairs(res)
     return {"clean.counts": _rounded(res, "counts", counts),
             "clean.sequence.words": _rounded(res, "sequence.words", book.unigrams),
-            "clean.sequence.pairs": _rounded(res, "sequence.pairs", book.pairs, book.min_count)}
+            "clean.sequence.pairs": _rounded(res, "sequence.pairs", book.pairs, book.min_count),
+            LONG_S_BOOKS: long_s_books(res)}
 
 
 def _rounded(res: Resources, name: str, counts: Mapping, least: int = 1) -> dict:
@@ -183,11 +229,19 @@ def book_moved(res: Resources, before: Iterable[str], after: Iterable[str]) -> d
            "clean.sequence.pairs": (book.pairs, book.min_count)}
     bits = CleanSettings.default().book.count_bits
     out = {}
+    before, after = list(before), list(after)
     for name, (old, new) in _contributions(before, after).items():
         total, least = now[name]
         out[name] = {k for k in _changed(old, new)
                      if _as_read(total.get(k, 0), bits, least)
                      != _as_read(total.get(k, 0) - new.get(k, 0) + old.get(k, 0), bits, least)}
+    # the books whose long-s printing, their chapters' evidence pooled, is another now
+    sums, printing = long_s_sums(res), ChannelModel.default().long_s_printing
+    old_sums, new_sums = _long_s_sums(res, before), _long_s_sums(res, after)
+    out[LONG_S_BOOKS] = {b for b in old_sums.keys() | new_sums.keys()
+                         if printing.holds(sums.get(b, (0, 0, 0))) != printing.holds(tuple(
+                             n - a + o for n, a, o in zip(sums.get(b, (0, 0, 0)), new_sums.get(b, (0, 0, 0)),
+                                                          old_sums.get(b, (0, 0, 0)))))}
     return out
 
 
@@ -259,6 +313,10 @@ def chapter_context(text: str, res: Resources, source_file: str | None = None,
         cor.index.consulted = None
     chapter = res.consult(CHAPTER_COUNTS, dict(own))
     long_s = is_long_s_printing(text, res.lexicon)
+    book = book_of(text)
+    if not long_s and book is not None and source_file in corpus_counts(res)[1]:
+        # too few of its words tell it alone: its book's, its chapters' evidence pooled (recorded)
+        long_s = bool(res.consult(LONG_S_BOOKS, long_s_books(res)).get(book))
     if long_s:  # the chapter's words as they are spelled, to know what it is about
         for w, n in list(own.items()):
             if "f" in w:

@@ -1334,22 +1334,34 @@ class LongSPrinting:
     some_share: float
     some_least: int
 
+    def holds(self, evidence: tuple[int, int, int]) -> bool:
+        """Whether a text of this evidence (``long_s_evidence``) is a long-s printing."""
+        explained, longer, f_words = evidence
+        return f_words > 0 and ((explained >= self.least and explained / f_words >= self.share)
+                                or (longer >= self.some_least and longer / f_words >= self.some_share))
+
+
+def long_s_evidence(text: str, lexicon: Lexicon, printing: LongSPrinting) -> tuple[int, int, int]:
+    """(the words with an f that are words only with their f read as an s, those of them
+    of three letters or more, the words with an f) of a text: sums over a book's chapters
+    are the book's."""
+    explained = longer = f_words = 0
+    for w in _LETTERS.findall(text):
+        lw = w.lower()
+        if "f" not in lw or len(w) < 2:
+            continue
+        f_words += 1
+        z = lexicon.zipf(lw)
+        z_s = max((lexicon.zipf(v) for v in lexicon.long_s_variants(lw)), default=0.0)
+        if z_s >= printing.zipf and z_s > z + printing.lead:
+            explained += 1
+            longer += len(w) > 2
+    return explained, longer, f_words
+
 
 def is_long_s_printing(text: str, lexicon: Lexicon, model: "ChannelModel | None" = None) -> bool:
     """Printed with the long s: many of the words with an f are words only with their f
-    read as an s, the OCR having read every long s as an f; or some are, long enough
-    to tell, the OCR having read most as an s (``ChannelModel.long_s_printing``)."""
-    t = (model or ChannelModel.default()).long_s_printing
-    f_words = [w for w in _LETTERS.findall(text) if "f" in w.lower() and len(w) > 1]
-    if not f_words:
-        return False
-    explained = longer = 0
-    for w in f_words:
-        lw = w.lower()
-        z = lexicon.zipf(lw)
-        z_s = max((lexicon.zipf(v) for v in lexicon.long_s_variants(lw)), default=0.0)
-        if z_s >= t.zipf and z_s > z + t.lead:
-            explained += 1
-            longer += len(w) > 2
-    return (explained >= t.least and explained / len(f_words) >= t.share) or \
-        (longer >= t.some_least and longer / len(f_words) >= t.some_share)
+    read as an s, the OCR having read every long s as an f; or some are, enough to tell,
+    the OCR having read most as an s (``ChannelModel.long_s_printing``)."""
+    printing = (model or ChannelModel.default()).long_s_printing
+    return printing.holds(long_s_evidence(text, lexicon, printing))
