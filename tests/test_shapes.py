@@ -263,3 +263,15 @@ def test_a_word_s_second_half_goes_on_in_small_letters(tmp_path, shapes_res):
         "Les points qu'il donne en battant à faux, résul-",
         "Pour rendre cette vérité plus sensible, on peut supposer huit points.",
         "Les dames surnuméraires vont au coin, comme à Saint-Germain on le voit."]
+
+
+def test_numbers_before_a_measure_are_no_pages(tmp_path, shapes_res):
+    """A catalogue gives each picture's dimensions ('sur toile de 2 pieds 3 pouces de
+    haut'): the inches rise from one picture to the next, pages apart, as a run of
+    page numbers would. A number before a measure of the period is a quantity
+    (layout.toml's not_before), and stays in its sentence."""
+    pieces = [FILLER * 2 + f"Un paysage sur toile de 2 pieds {k} pouces de haut. " for k in range(1, 6)]
+    seg = process_chapter(_run_on(tmp_path, *pieces, FILLER * 2), shapes_res)
+    assert seg.layout.shape == "run-on, no pages"
+    text = " ".join(p.text.text for p in seg.passages)
+    assert all(f"sur toile de 2 pieds {k} pouces de haut." in text for k in range(1, 6))
