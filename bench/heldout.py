@@ -23,7 +23,11 @@ the books of those years (the folder's ``eval_metadata.csv``, or the competition
 ``metadata.csv``, beside or above it); the files of one year, a book, are cleaned as a
 text of its own (until 2026-12-07 all those asked for were cleaned as one: a book printed
 with the long s was judged with the f-words of books printed without); with ``--chapters
-N``, as texts of about N characters each, as a book's chapters would be cleaned. The aligned texts are cut into paragraphs of
+N``, as texts of about N characters each, as a book's chapters would be cleaned, each
+alone as ``academie clean`` cleans it; with ``--as-corpus``, as the chapters of a corpus
+of these books, each headed as an export heads a chapter with its book's name: the
+book's counts are theirs (not the project's corpus's), and a book's chapters are judged
+together (a long-s printing by their evidence pooled). The aligned texts are cut into paragraphs of
 some 600 characters at spaces both sides share, those with a ``#`` left out; where the
 OCR has a hyphen between two letters and the gold a space, a hyphen, or a hyphen and a
 space with a small letter after it, the gold's word is made one word: these books' gold
@@ -65,12 +69,14 @@ def main() -> None:
     ap.add_argument("--dates", help="of an ICDAR 2017 folder, the books of these years only (e.g. 1755,1858)")
     ap.add_argument("--chapters", type=int, default=0, metavar="N",
                     help="clean each book as texts of about N characters each, as chapters (default: whole)")
+    ap.add_argument("--as-corpus", action="store_true",
+                    help="clean them as the chapters of a corpus of these books (each headed with its book's "
+                         "name, as an export heads them): its counts the book's, a book's chapters judged together")
     args = ap.parse_args()
     if not args.aligned.exists():
         sys.exit(f"{args.aligned}: no such file (aligned paragraphs of another book; see this script's docstring)")
 
     from pipeline.build import clean_file
-    from pipeline.clean.correct import is_long_s_printing
     from pipeline.clean.evaluate import _right_with_hyp, normalise, score, words
     from pipeline.resources import Resources
 
@@ -87,27 +93,38 @@ def main() -> None:
     pairs.sort(key=lambda p: first[p.get("book", "")])
     ocr = "\n".join(" ".join(p["ocr"].split()) for p in pairs)
     proof = "\n".join(" ".join(p["proofread"].split()) for p in pairs)
-    res = Resources(args.corpus)
     cleaned = []
     seconds = 0.0
-    books = []  # (book, its paragraphs, its clean paragraphs, whether taken for a long-s printing)
+    books = []  # (book, its paragraphs, its clean paragraphs, whether each text was taken for a long-s printing)
+    grouped = [(book or str(k), list(group)) for k, (book, group)
+               in enumerate(itertools.groupby(pairs, key=lambda p: p.get("book", "")))]
     with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "corpus"
+        folder.mkdir()
         # each book (of a year: one printing) cleaned as a text of its own, as its chapters would
-        # be: whether it is printed with the long s, and the book's word counts, are its own
-        for k, (book, group) in enumerate(itertools.groupby(pairs, key=lambda p: p.get("book", ""))):
-            group = list(group)
+        # be: whether it is printed with the long s, and the book's word counts, are its own; with
+        # --chapters, cut into texts of about that many characters, each cleaned alone (outside a
+        # corpus: a chapter is told the long s by its own text) or, --as-corpus, as a corpus's
+        texts = {}
+        for book, group in grouped:
+            parts = _chapters(group, args.chapters)
+            for n, part in enumerate(parts, 1):
+                body = "\n".join(" ".join(p["ocr"].split()) for p in part) + "\n"
+                head = f"‹ Livre de {book}Chapitre {n} sur {len(parts)} · {book} · texte numérisé non relu\n\n"
+                texts[(book, n)] = (head if args.as_corpus else "") + body
+                (folder / f"{book}-{n:03d}.txt").write_text(texts[(book, n)], encoding="utf-8")
+        res = Resources(folder if args.as_corpus else args.corpus)
+        from pipeline.clean.book import chapter_context
+
+        for book, group in grouped:
             its_clean, taken = [], []
-            # (with --chapters, the book cut into texts of about that many characters, each cleaned
-            # alone: what a chapter of it would be told by its own text, the long s among the rest)
-            for n, part in enumerate(_chapters(group, args.chapters)):
-                path = Path(tmp) / f"{args.aligned.stem}-{book or k}-{n}.txt"
-                text = "\n".join(" ".join(p["ocr"].split()) for p in part) + "\n"
-                path.write_text(text, encoding="utf-8")
+            for n in range(1, len(_chapters(group, args.chapters)) + 1):
+                path = folder / f"{book}-{n:03d}.txt"
                 t0 = time.perf_counter()
                 lay = clean_file(path, res)
                 seconds += time.perf_counter() - t0
                 its_clean += [b.text.text for b in lay.blocks]
-                taken.append(is_long_s_printing(text, res.lexicon))
+                taken.append(chapter_context(texts[(book, n)], res, path.name if args.as_corpus else None).book.long_s)
             cleaned += its_clean
             books.append((book, group, its_clean, taken))
     clean = "\n".join(cleaned)
