@@ -18,10 +18,10 @@ import regex
 
 from ..corpus import chapter_files
 from ..ingest import MAX_CHAPTER_BYTES, ingest
+from ..layout.lines import HEADER_RE
 from ..records import InputError, RawChapter
 from ..resources import Resources
 from .context import ContextReader
-from ..layout.lines import HEADER_RE
 from .correct import (BookContext, ChannelModel, Corrector, Domain, _lexicon_index, book_counts, is_long_s_printing,
                       long_s_evidence)
 from .rounded import rounded_counts
@@ -157,7 +157,7 @@ def _long_s_sums(res: Resources, texts: Iterable[str]) -> dict[str, tuple[int, i
         book = book_of(text)
         if book is not None:
             e = long_s_evidence(text, res.lexicon, printing)
-            a, b, c = sums.get(book, (0, 0, 0))
+            a, b, c = sums.get(book, _NO_EVIDENCE)
             sums[book] = (a + e[0], b + e[1], c + e[2])
     return sums
 
@@ -238,11 +238,17 @@ def book_moved(res: Resources, before: Iterable[str], after: Iterable[str]) -> d
     # the books whose long-s printing, their chapters' evidence pooled, is another now
     sums, printing = long_s_sums(res), ChannelModel.default().long_s_printing
     old_sums, new_sums = _long_s_sums(res, before), _long_s_sums(res, after)
+
+    def then(b: str) -> tuple[int, int, int]:  # the book's evidence before: less the edited chapters' now, plus theirs then
+        return tuple(n - a + o for n, a, o in zip(sums.get(b, _NO_EVIDENCE), new_sums.get(b, _NO_EVIDENCE),
+                                                  old_sums.get(b, _NO_EVIDENCE)))  # type: ignore[return-value]
+
     out[LONG_S_BOOKS] = {b for b in old_sums.keys() | new_sums.keys()
-                         if printing.holds(sums.get(b, (0, 0, 0))) != printing.holds(tuple(
-                             n - a + o for n, a, o in zip(sums.get(b, (0, 0, 0)), new_sums.get(b, (0, 0, 0)),
-                                                          old_sums.get(b, (0, 0, 0)))))}
+                         if printing.holds(sums.get(b, _NO_EVIDENCE)) != printing.holds(then(b))}
     return out
+
+
+_NO_EVIDENCE = (0, 0, 0)
 
 
 def _changed(old: Counter, new: Counter) -> set:
