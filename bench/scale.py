@@ -295,6 +295,11 @@ def main() -> int:
     # incremental: nothing changed, a spacing changed, a word changed
     # the median of three
     noop = sorted((build_once(book, tmp / "out130", full=False) for _ in range(3)), key=lambda m: m["wall"])[1]
+    # the two timed edits below are two draws: how many chapters edits of the same kinds redo,
+    # checked against the cache of the book as it is built now (before the timed edits, whose
+    # builds leave entries made with an edited book's counts)
+    spread = edits.spread(book, tmp / "out130" / "cache", errors, *((20, 10) if a.quick else (40, 20)),
+                          n_new=5 if a.quick else 10)
     chapter = book / "b00_065.txt"
     text = chapter.read_text(encoding="utf-8")
     chapter.write_text(text.replace(". ", ".  ", 1), encoding="utf-8")
@@ -303,12 +308,15 @@ def main() -> int:
     # entries of the chapters it leaves alone are those of the full build: an entry is
     # kept under its chapter's bytes, the last one made)
     printed, meant = next((w, m) for w, m in errors[chapter.name] if len(_whole(w).findall(text)) == 1)
-    chapter.write_text(_whole(printed).sub(meant, text), encoding="utf-8")
+    corrected_text = _whole(printed).sub(meant, text)
+    chapter.write_text(corrected_text, encoding="utf-8")
     corrected = build_once(book, tmp / "out130", full=False)
     # a word every chapter's decisions read (of the book's counts) replaced by 'jeton' (which
-    # the book prints already: a word new to the book is edits.py's "new word", below)
-    word = text.split()[40]
-    chapter.write_text(text.replace(f" {word} ", " jeton ", 1), encoding="utf-8")
+    # the book prints already: a word new to the book is edits.py's "new word", below), in the
+    # chapter as the correction left it: one edit after the other, as an editor makes them
+    # (until 2026-12-07 it was made to the chapter before the correction, which undid it too)
+    word = corrected_text.split()[40]
+    chapter.write_text(corrected_text.replace(f" {word} ", " jeton ", 1), encoding="utf-8")
     changed = build_once(book, tmp / "out130", full=False)
     chapter.write_text(text, encoding="utf-8")
 
@@ -317,9 +325,6 @@ def main() -> int:
                      (f"an OCR error: {printed} → {meant}", corrected), (f"one word: {word} → jeton", changed)):
         print(f"  {label:<36} {m['wall']:6.1f} s  ({m['cached']} of {m['chapters']} chapters from the cache, "
               f"{m['wall'] / full['wall']:.0%} of the full build)", flush=True)
-    # the two edits above are two draws: how many chapters edits of the same kinds redo
-    spread = edits.spread(book, tmp / "out130" / "cache", errors, *((20, 10) if a.quick else (40, 20)),
-                          n_new=5 if a.quick else 10)
     print("\nmany edits of the 130-chapter book, each checked as the build checks the cache (nothing built):")
     for line in edits.summary(spread, full["chapters"]):
         print("  " + line)
