@@ -10,7 +10,9 @@ bench/run.py does):
   characters per second after start-up and per stage, peak memory, and how each
   grows with size;
 - on the 130-chapter book: a rebuild with nothing changed, with one chapter's spacing
-  changed (the book's word counts unchanged), with one chapter's word changed;
+  changed (the book's word counts unchanged), with one of its OCR errors corrected, then
+  with one of its words replaced (one edit after the other, as an editor makes them),
+  and many more edits priced by bench/edits.py against the book as built;
   `-j 2` against `-j 1`, each built three times in turn (their medians);
 - on the library: Dask with two local workers against one local process, and the
   reading room's `/`, `/cite/…` and `/search?q=carte`, p95 at 8 concurrent clients.
