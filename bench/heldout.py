@@ -105,9 +105,10 @@ def main() -> None:
         # be: whether it is printed with the long s, and the book's word counts, are its own; with
         # --chapters, cut into texts of about that many characters, each cleaned alone (outside a
         # corpus: a chapter is told the long s by its own text) or, --as-corpus, as a corpus's
-        texts = {}
+        texts, count = {}, {}
         for book, group in grouped:
             parts = _chapters(group, args.chapters)
+            count[book] = len(parts)
             for n, part in enumerate(parts, 1):
                 body = "\n".join(" ".join(p["ocr"].split()) for p in part) + "\n"
                 head = f"‹ Livre de {book}Chapitre {n} sur {len(parts)} · {book} · texte numérisé non relu\n\n"
@@ -118,7 +119,7 @@ def main() -> None:
 
         for book, group in grouped:
             its_clean, taken = [], []
-            for n in range(1, len(_chapters(group, args.chapters)) + 1):
+            for n in range(1, count[book] + 1):
                 path = folder / f"{book}-{n:03d}.txt"
                 t0 = time.perf_counter()
                 lay = clean_file(path, res)

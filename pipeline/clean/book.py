@@ -18,7 +18,7 @@ import regex
 
 from ..corpus import chapter_files
 from ..ingest import MAX_CHAPTER_BYTES, ingest
-from ..layout.lines import HEADER_RE
+from ..layout.lines import header_of
 from ..records import InputError, RawChapter
 from ..resources import Resources
 from .context import ContextReader
@@ -143,9 +143,8 @@ def book_of(text: str) -> str | None:
     """The book a chapter says it belongs to: the edition its export header names
     (lower case, spaces as one), None without a header. What the chapter's own text
     says, not the manifest: an edit of the manifest changes no chapter's cleaning."""
-    first = next((line.strip() for line in text.split("\n", 3)[:3] if line.strip()), "")
-    m = HEADER_RE.match(first)
-    title = " ".join(m["title"].lower().split()) if m else ""
+    header = header_of(text)
+    title = " ".join(header.edition_title.lower().split()) if header is not None else ""
     return title or None
 
 
@@ -173,7 +172,7 @@ def long_s_books(res: Resources) -> dict[str, bool]:
     f holds too few such words to tell alone (confusions.toml's [long_s_printing])."""
     sums = long_s_sums(res)
     printing = ChannelModel.default().long_s_printing
-    return _made_for(res, "clean.long_s_books", sums, lambda: {b: printing.holds(e) for b, e in sums.items()})
+    return _made_for(res, LONG_S_BOOKS, sums, lambda: {b: printing.holds(e) for b, e in sums.items()})
 
 
 def book_buckets(res: Resources) -> Mapping[str, tuple[str, ...]]:

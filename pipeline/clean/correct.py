@@ -297,7 +297,7 @@ class ChannelModel:
         if base_letter(a) == base_letter(b):
             return self.accent_or_case
         listed = self.pairs.get((a, b)) or self.pairs.get((a.lower(), b))
-        if long_s and b == "s" and a in self.long_s_also:
+        if long_s and self.long_s_event(a, b):  # (the long s read as an f is priced above)
             return min(listed, self.long_s_also_cost) if listed else self.long_s_also_cost
         if listed:
             return listed

@@ -36,6 +36,16 @@ def split_lines(raw: str) -> list[Line]:
     return out
 
 
+def header_of(raw: str) -> Header | None:
+    """The export's header of a chapter's text, as ``mark_export_lines`` reads it (its
+    first line not blank), without splitting the whole text into lines."""
+    first = len(raw) - len(raw.lstrip())
+    start = raw.rfind("\n", 0, first) + 1
+    end = raw.find("\n", first)
+    end = len(raw) if end < 0 else end
+    return _parse_header([Line(0, start, end, raw[start:end])])
+
+
 def mark_export_lines(lines: list[Line]) -> Header | None:
     """Mark the export's header, its footers and the blank lines; return the header."""
     header = _parse_header(lines)
