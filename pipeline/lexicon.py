@@ -62,6 +62,7 @@ class Lexicon:
         self.titles = frozenset(data.get("names", {}).get("titles", ()))  # (a made lexicon may list none)
         hy = data["hyphens"]
         self.hyphen_prefixes = {w.lower() for w in hy["prefixes"]}
+        self.prefix_word_zipf = float(hy["prefix_word_zipf"])
         self.hyphen_suffixes = {w.lower() for w in hy["suffixes"]}
         self.hyphen_always = {w.lower() for w in hy["always"]}
         self.hyphen_after_pronouns = {w.lower() for w in hy["after_pronouns"]}
@@ -222,7 +223,8 @@ class Lexicon:
         parts = r.split("-")
         first = parts[0]
         if last in self.hyphen_prefixes or l in self.hyphen_prefixes:
-            return True
+            # ('mi-chemin', but 'mi-neur' is 'mineur' broken at a line end: 'neur' is no word)
+            return self.best_zipf(first) >= self.prefix_word_zipf or not self.known(l + r)
         return first in self.hyphen_suffixes and (len(parts) > 1 or first not in self.hyphen_linking)
 
     def hyphen_joins(self, left: str, right: str) -> bool:

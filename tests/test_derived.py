@@ -36,7 +36,7 @@ def test_the_candidate_index_from_the_disk_is_the_index_made_afresh(tmp_path, mo
     monkeypatch.setenv("ACADEMIE_CACHE", str(tmp_path))
     base = Lexicon.default()
     lexicon = Lexicon({"carte": 1e-4, "cartes": 5e-5, "double": 2e-5, "bande": 1e-5}, {
-        "period": {"rewrites": [], "words": [], "modern_min_zipf": 3.5}, "hyphens": {"prefixes": [], "suffixes": [], "always": [], "after_pronouns": [], "pronouns": [], "linking": [], "compounds": []}},
+        "period": {"rewrites": [], "words": [], "modern_min_zipf": 3.5}, "hyphens": {"prefixes": [], "prefix_word_zipf": 3.0, "suffixes": [], "always": [], "after_pronouns": [], "pronouns": [], "linking": [], "compounds": []}},
         identity="made-up")
     assert base.identity is not None
     model = ChannelModel.default()

@@ -101,6 +101,9 @@ def test_damaged_names_matched_by_length_aware_similarity(catalogue):
     ("ren", "tre", ""),
     ("Saint", "Germain", "-"),  # no word goes on in a capital: names joined by their hyphen
     ("ROU", "LETTE", ""),  # unless it is all capitals
+    ("mi", "chemin", "-"),  # a prefix hyphened to a word
+    ("mi", "neur", ""),  # … but 'neur' is no word, and 'mineur' is: a line end's hyphen
+    ("vice", "légat", "-"),  # a rare word after the prefix that makes none run together: the prefix's
 ])
 def test_mend_break(res, left, right, how):
     assert mend_break(left, right, res.lexicon, LayoutSettings.default().hyphens)[0] == how
@@ -116,6 +119,7 @@ def test_mend_break(res, left, right, how):
     ("de", "main", ""),
     ("dit", "il", "-"),  # the hyphen is the word's own
     ("lieu", "à", " "),
+    ("mi", "neur", ""),  # a prefix before no word: 'mineur' broken at a line end the export lost
 ])
 def test_mend_break_inside_a_line(res, left, right, how):
     # a hyphen and a space inside a line: a stray mark as likely as a line end lost
@@ -138,7 +142,7 @@ def test_the_period_s_rewrites_looked_for_at_once_give_what_each_gives(res):
 
     lexicon = res.lexicon
     one_by_one = Lexicon({}, {"period": {"rewrites": [[p.pattern, r] for p, r in lexicon._rewrites], "words": [], "modern_min_zipf": 3.5},
-                              "hyphens": {"prefixes": [], "suffixes": [], "always": [], "after_pronouns": [], "pronouns": [], "linking": [], "compounds": []}})
+                              "hyphens": {"prefixes": [], "prefix_word_zipf": 3.0, "suffixes": [], "always": [], "after_pronouns": [], "pronouns": [], "linking": [], "compounds": []}})
     one_by_one._any_rewrite = None  # no search first: each rewrite tried
     words = ["connoissoient", "paroître", "tems", "sçut", "piéce", "savans", "carte", "jouer", "", "y"]
     assert [lexicon.period_modern(w) for w in words] == [one_by_one.period_modern(w) for w in words]
@@ -146,7 +150,7 @@ def test_the_period_s_rewrites_looked_for_at_once_give_what_each_gives(res):
     assert lexicon.period_modern("carte") == []
     # a rewrite with a group of its own: the rewrites are not looked for at once
     grouped = Lexicon({}, {"period": {"rewrites": [["(o)it$", "ait"]], "words": [], "modern_min_zipf": 3.5},
-                           "hyphens": {"prefixes": [], "suffixes": [], "always": [], "after_pronouns": [], "pronouns": [], "linking": [], "compounds": []}})
+                           "hyphens": {"prefixes": [], "prefix_word_zipf": 3.0, "suffixes": [], "always": [], "after_pronouns": [], "pronouns": [], "linking": [], "compounds": []}})
     assert grouped._any_rewrite is None and grouped.period_modern("avoit") == ["avait"]
 
 
@@ -155,7 +159,7 @@ def test_an_elided_word_is_as_frequent_as_the_word_after_its_apostrophe():
 
     lexicon = Lexicon({"as": 1e-4, "carte": 1e-5, "l'homme": 1e-6}, {
         "period": {"rewrites": [], "words": [], "modern_min_zipf": 3.5},
-        "hyphens": {"prefixes": [], "suffixes": [], "always": [], "after_pronouns": [], "pronouns": [], "linking": [], "compounds": []}})
+        "hyphens": {"prefixes": [], "prefix_word_zipf": 3.0, "suffixes": [], "always": [], "after_pronouns": [], "pronouns": [], "linking": [], "compounds": []}})
     assert lexicon.zipf("l'as") == lexicon.zipf("L’as") == lexicon.zipf("qu'as") == lexicon.zipf("as") == 5.0
     assert lexicon.zipf("l'homme") == 3.0  # the list's own, as written
     assert lexicon.zipf("x'as") == lexicon.zipf("las") == lexicon.zipf("l'") == 0.0  # no elision, or nothing after it
