@@ -13,7 +13,7 @@ side is scored with
 fixed, and right words broken, which on a book this clean is what the figures mostly
 say. The proofread side is not a diplomatic transcription (it modernises a little and
 moves punctuation), so a "broken" word may be the proofreader's; ``--broken`` lists
-them to read.
+them to read, and ``--left`` the words the cleaning left wrong (what a rule may be made from).
 
 FILE may instead be a folder of the ICDAR 2017 post-OCR competition's files (its
 evaluation set's ``fr_monograph``: French books of 1755 to 1944 from the BnF, each
@@ -66,6 +66,7 @@ def main() -> None:
     ap.add_argument("aligned", type=Path, nargs="?", default=ROOT.parent / "shared/aligned/lelasseux1852_t1_pairs.jsonl")
     ap.add_argument("--corpus", type=Path, default=ROOT / "corpus")
     ap.add_argument("--broken", action="store_true", help="list the words broken, and those fixed")
+    ap.add_argument("--left", action="store_true", help="list the words the cleaning left wrong")
     ap.add_argument("--dates", help="of an ICDAR 2017 folder, the books of these years only (e.g. 1755,1858)")
     ap.add_argument("--chapters", type=int, default=0, metavar="N",
                     help="clean each book as texts of about N characters each, as chapters (default: whole)")
@@ -148,10 +149,10 @@ def main() -> None:
           f"words {s.words:,}: wrong in the OCR {s.wrong_raw}, fixed {s.fixed}, "
           f"broken {s.broken} ({s.broken_rate:.3%} of the right ones)"
           + (f", of which {long_s} read with an s where the gold keeps an f" if long_s else ""))
-    if args.broken:
+    if args.broken or args.left:
         for j, word in enumerate(g):
-            if raw_right[j] != clean_right[j]:
-                what = "fixed " if clean_right[j] else "BROKEN"
+            if (args.broken and raw_right[j] != clean_right[j]) or (args.left and not raw_right[j] and not clean_right[j]):
+                what = "left  " if raw_right[j] == clean_right[j] else "fixed " if clean_right[j] else "BROKEN"
                 print(f"  {what} {raw_seen[j]!r} → {clean_seen[j]!r} (proofread {word!r}): "
                       f"{' '.join(g[max(0, j - 4):j + 5])}")
 
