@@ -82,6 +82,25 @@ def test_words_misread_in_several_letters_read_in_context(res, printed, expected
     assert (text, [e.fix for e in edits]) == (expected, ["clean.context_nonword"])
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # the sentence is sure of the letters, not of the accent ('conservé' or 'conserve'): its
+    # best reading is made, not as sure as a reading it is sure of
+    ("Le marbre antique confervé dans la galerie du Palais.", "Le marbre antique conservé dans la galerie du Palais."),
+    ("Le tableau fut placé dans la galerie, conservd par les soins du Roi.",
+     "Le tableau fut placé dans la galerie, conservé par les soins du Roi."),
+])
+def test_a_reading_whose_accent_alone_is_in_doubt_is_made(res, printed, expected):
+    text, edits = fix_and_explain(printed, res)
+    assert (text, [(e.fix, e.confidence) for e in edits]) == (expected, [("clean.context_nonword", 0.6)])
+
+
+def test_a_print_differing_from_its_readings_by_accents_alone_stays(res):
+    # 'réprésenté': the letters are right, the accents the printer's; which reading is meant
+    # the sentence cannot tell ('représenté', 'représente'), and the print is no OCR error
+    text, edits = fix_and_explain("En 1698 Poirier a réprésenté l'union de la Paix.", res)
+    assert (text, edits) == ("En 1698 Poirier a réprésenté l'union de la Paix.", [])
+
+
 @pytest.mark.parametrize("sentence", [
     "Ils ont tendu des pièges aux joueurs.",  # the Littré prints 'piéges': the same word to the model
     "Il ne fera pas la vole sans la faire.",  # the game's word: 'voie' fits as well, the book says 'vole'

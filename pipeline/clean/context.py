@@ -496,8 +496,10 @@ class ContextReader:
                      sentence_start: bool) -> ContextDecision | None:
         if len(tied) < 2 or not printed.isalpha() or self.littre_reading(printed) is not None:
             return None  # (a word of the period the lexicon lacks: the sentence weighs it against the print)
-        if long_s_makes_a_word(self.lexicon, printed.lower()):
-            return None  # its f a long s ('fçu', the period's 'sçu'): a reading the engine's tie does not weigh
+        if long_s_makes_a_word(self.lexicon, printed.lower()) and len({fold_letters(w.lower()) for w, _, _ in tied}) > 1:
+            # its f a long s ('fçu', the period's 'sçu'): a reading the engine's tie does not weigh,
+            # unless its readings differ only by their accents ('confervé': 'conservé', 'conserve')
+            return None
         st = self.settings
         # the engine's readings and the sentence's own candidates, each a rival: the engine
         # costs only the best two of its own, the sentence may favour a third
@@ -508,9 +510,23 @@ class ContextReader:
             return None
         score, best, cost = scored[0]
         runner_up = scored[1][0] if len(scored) > 1 else -math.inf
-        if not any(may and w.lower() == best for w, _, may in tied) or score - runner_up < st.nonword_lead:
+        if not any(may and w.lower() == best for w, _, may in tied):
             return None
-        confidence = max(0.05, min(0.85, 0.5 + 0.1 * (min(score - runner_up, 4.0) - st.nonword_lead)))
+        cap = 0.85
+        if score - runner_up < st.nonword_lead:
+            # the sentence may doubt only the accents of letters it is sure of ('confervé':
+            # 'conservé' or 'conserve'): its best reading, if it leads every reading of
+            # other letters, is a word nearer the print than the print is to any
+            folded = fold_letters(best)
+            if fold_letters(scored[1][1]) != folded or fold_letters(printed.lower()) == folded:
+                return None  # (a print that differs only by its accents: the printer's, or the period's)
+            others = [w for w in words if w == best or fold_letters(w) != folded]
+            scored = self._scored(printed, others, costs, prev, nxt, -math.inf, st.nonword_lead, st.nonword_max_cost)
+            runner_up = scored[1][0] if len(scored) > 1 else -math.inf
+            if scored[0][1] != best or score - runner_up < st.nonword_lead:
+                return None
+            cap = st.accent_doubt_confidence
+        confidence = max(0.05, min(cap, 0.5 + 0.1 * (min(score - runner_up, 4.0) - st.nonword_lead)))
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), True,
                                "clean.context_nonword")
 

@@ -115,6 +115,7 @@ class ContextSettings:
     nonword_max_cost: float
     nonword_margin: float
     nonword_lead: float
+    accent_doubt_confidence: float
     unknown_logp: float
     suggestion_margin: float
     realword_veto: float
