@@ -150,6 +150,23 @@ def test_a_chapter_whose_lines_the_export_ran_together_has_its_line_ends_hyphens
     assert mends == [("-", "", "layout.join_hyphenated")] * 6
 
 
+def test_a_line_end_s_hyphen_after_a_prefix_is_mended_where_the_littre_never_pairs_the_pieces(tmp_path, res):
+    # 'mi-', 'au-' are prefixes, '-leur' a suffix: the hyphen might be the word's own; the
+    # Littré prints the compounds of the period as two words side by side ('mi chemin',
+    # 'sur tout', 'long temps') and never these two ('mi lieu', 'meil leur'), which it prints
+    # run together: a line end's. A compound a listed one has inside it stays ('vis a-vis').
+    seg = chapter(tmp_path, res,
+                  "Il marche au mi-lieu des joueurs et prend la place de l'au-tre, car c'est le meil-leur joueur "
+                  "de la partie, sur-tout au piquet, où il a joué long-temps.\n\n"
+                  "Il s'arrête à mi-chemin de la ville, vis a-vis de la porte, et joue au tric-trac avec ses amis.\n")
+    assert [p.text.text for p in seg.passages] == [
+        "Il marche au milieu des joueurs et prend la place de l'autre, car c'est le meilleur joueur de la "
+        "partie, sur-tout au piquet, où il a joué long-temps.",
+        "Il s'arrête à mi-chemin de la ville, vis a-vis de la porte, et joue au tric-trac avec ses amis."]
+    mends = [(c.before, c.after, c.fix) for p in seg.passages for c in p.text.corrections() if c.fix.startswith("layout")]
+    assert mends == [("-", "", "layout.join_hyphenated")] * 3
+
+
 def test_a_hyphen_inside_a_printed_line_is_left_as_printed(tmp_path, res):
     # the export kept the printed lines: a hyphen inside one is the print's, and neither
     # piece is read as a word of its own ('noux' is not 'nous')

@@ -18,7 +18,7 @@ from ..lexicon import Lexicon
 from ..markers import heading_marker, note_marker, opens_structure, roman_marker
 from ..records import Block, Page, page_at
 from ..resources import Resources
-from ..text import Edit, MappedText
+from ..text import Edit, MappedText, fold_letters
 from .lines import Line
 from .settings import Hyphens, LayoutSettings, Paragraphs
 
@@ -276,6 +276,8 @@ def _mend_inline_breaks(mt: MappedText, lex: Lexicon, s: Hyphens, printed: Count
         how, fix, conf = mend_break(left, right, lex, s, inline=True)
         if bare:  # no space: only the known word the pieces make is mended
             compound = printed[f"{left}-{right}".lower()] >= s.compound_repeats and not printed[(left + right).lower()]
+            if how == "-" and _never_paired(left, right, lex, s):
+                how, fix, conf = "", "layout.join_hyphenated", s.joined
             if how == "" and lex.known(left + right, 1.0) and not compound:
                 edits.append(Edit(hyphen, hyphen + 1, "", fix, conf))
         elif how == "-":
@@ -283,6 +285,26 @@ def _mend_inline_breaks(mt: MappedText, lex: Lexicon, s: Hyphens, printed: Count
         else:
             edits.append(Edit(hyphen, hyphen + 2, how, fix, conf))
     return mt.apply(edits) if edits else mt
+
+
+def _never_paired(left: str, right: str, lex: Lexicon, s: Hyphens) -> bool:
+    """Whether a hyphen ``mend_break`` keeps as a prefix's or a suffix's ('mi-lieu',
+    'meil-leur', 'l'au-tre') is a line end's all the same: the Littré, which prints the
+    compounds of the period as two words side by side ('mi chemin', 'sur tout', 'lui
+    même'), never prints these two so, and prints them run together ``littre_joined``
+    times. (A hyphen a capital follows is the print's, and so is one a listed compound
+    has between these letters: 'Au-de' of 'au-dessus' misread, 'a-vis' of 'vis-à-vis'.)"""
+    from ..clean.sequence import SequenceModel  # (the Littré's counts: loaded the first time a hyphen asks)
+
+    l = left.rsplit("'", 1)[-1].rsplit("’", 1)[-1].lower()
+    r = right.lower()
+    if not (l.isalpha() and r.isalpha()) or right[:1].isupper():
+        return False
+    piece = fold_letters(f"{l}-{r}")
+    if any(piece in fold_letters(c) for c in lex.compounds):
+        return False
+    model = SequenceModel.default()
+    return model.pair(l, r) == 0 and model.count(l + r) >= s.littre_joined
 
 
 @lru_cache(maxsize=2)

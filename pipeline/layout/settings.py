@@ -70,6 +70,7 @@ class Hyphens:
     stray_min_zipf: float
     unknown: float
     compound_repeats: int
+    littre_joined: int
 
 
 @dataclass(frozen=True)
