@@ -189,7 +189,7 @@ def misread(name, printed, reason):
                                  "et compte un point pour chacune.",
             "'If valet', 'c!c.', 'luonlre', 'j'oiir' stay as the OCR printed them (our reading)"),
     misread("je-vous-ai-observe", "Je vous ai observé ci-devant qu’il falloit que vos deux dames",
-            "the stray mark in \"Je'\" stays and the long s of 'obfervé' is not read in chapter 001 (our reading)"),
+            "the stray mark in \"Je'\" stays (our reading; the long s of 'obfervé' is read since 7ab06b4)"),
 ])
 def test_page_text_the_engine_still_misreads(db, fragment):
     assert len(passages_with(db, fragment)) == 1
