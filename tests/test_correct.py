@@ -601,6 +601,23 @@ def test_a_capital_inside_a_sentence_read_as_an_elided_article_when_the_sentence
     assert fixed(res, printed) == expected
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # the period capitalised its nouns: a capitalised word inside a sentence one cheap
+    # confusion from a common word, its capital kept, is that word
+    ("Le premier Joneur doit couper les cartes.", "Le premier Joueur doit couper les cartes."),
+    ("Il faut que la Sculprure soit placée au Capiraine de la Compagnie.",
+     "Il faut que la Sculpture soit placée au Capitaine de la Compagnie."),
+    # a name stays: one confusion from a rarer word ('notoire'), its accents its own, or
+    # a word the chapter prints again
+    ("Le Portrait de Natoire peint par lui-même.", "Le Portrait de Natoire peint par lui-même."),
+    ("Des Belles Lettres de Caën et de Rouen.", "Des Belles Lettres de Caën et de Rouen."),
+    ("Il vint avec Joucur; Joucur joua le premier.", "Il vint avec Joucur; Joucur joua le premier."),
+])
+def test_a_capitalised_noun_inside_a_sentence_is_read_with_its_capital_where_a_common_word_is_one_confusion_away(
+        res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
 def test_a_capital_inside_a_sentence_is_read_as_another_letter_where_the_tables_or_the_rest_say_so():
     """A capital the OCR printed is a capital's shape: 'B' for 'h' is not priced as 'b'
     for 'h' unless the tables know that capital for that letter, or the rest of the word

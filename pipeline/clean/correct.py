@@ -1135,7 +1135,9 @@ class Corrector:
                      recurrent: bool, proper_noun: bool) -> bool:
         """Whether an unknown word may be read as this candidate, were it ahead of the rest
         (``_non_word``): cheap and common enough, not the book's own word, a name's capital
-        changed only as the tables know it."""
+        changed only as the tables know it; a capitalised word read with its capital kept
+        only as a common word, one cheap confusion away ('un Tableaa', 'la Sculprure': the
+        period capitalised its nouns)."""
         s = self.settings
         return (
             not (recurrent and cost > s.recurrent_max_cost)
@@ -1143,7 +1145,10 @@ class Corrector:
             and self.prior(word, ctx, capped=True) >= s.nonword_min_prior
             and score >= s.nonword_min_score
             and (not proper_noun or (lower[:1] != word[:1] and (_only_first_changed(lower, word)
-                                                               or self.model.misread_capital(printed, word))))
+                                                               or self.model.misread_capital(printed, word)))
+                 or (lower[:1] == word[:1] and not recurrent and cost <= s.capital_word_max_cost
+                     and self.lexicon.zipf(word) >= s.capital_word_min_zipf
+                     and fold_letters(lower) != fold_letters(word)))  # ('Caën': a name's accents are its own)
         )
 
     def _non_word(self, printed: str, lower: str, scored, ctx: BookContext, sentence_start: bool,

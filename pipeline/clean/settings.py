@@ -79,6 +79,8 @@ class CorrectorSettings:
     realword_suggestion: float
     nonword_suggestion: float
     recurrent_max_cost: float
+    capital_word_max_cost: float
+    capital_word_min_zipf: float
     suggestion_max_cost: float
     ocr_weight: float
     ocr_max_factor: float
