@@ -618,6 +618,21 @@ def test_a_capitalised_noun_inside_a_sentence_is_read_with_its_capital_where_a_c
     assert fixed(res, printed) == expected
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # a word printed in capitals is read against its readings in capitals: its case is no
+    # misreading (each letter's case was priced as one, and no such word was ever read)
+    ("AVEC DES REMARQUES NOUVELLFS.", "AVEC DES REMARQUES NOUVELLES."),
+    ("RÈGLES DU JEU, ET DU JFU DE LA MANILLE.", "RÈGLES DU JEU, ET DU JEU DE LA MANILLE."),
+    # … but its accents are the printer's, a Roman numeral is a number, and a name stays,
+    # though the web knows one like it ('Julian': the Littré prints it twice)
+    ("TRAITÉ DU JEU DES ECHECS.", "TRAITÉ DU JEU DES ECHECS."),
+    ("SOUS LOUIS XIV ET LOUIS XV.", "SOUS LOUIS XIV ET LOUIS XV."),
+    ("A Rome, M. JULIART, peintre.", "A Rome, M. JULIART, peintre."),
+])
+def test_a_word_in_capitals_is_read_in_capitals(res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
 def test_a_capital_inside_a_sentence_is_read_as_another_letter_where_the_tables_or_the_rest_say_so():
     """A capital the OCR printed is a capital's shape: 'B' for 'h' is not priced as 'b'
     for 'h' unless the tables know that capital for that letter, or the rest of the word

@@ -1045,6 +1045,8 @@ class Corrector:
         word added; inf if above ``limit`` (``ChannelModel.cost``)."""
         s = self.settings
         extra = s.short_length_change * abs(len(c) - len(printed)) if min(len(c), len(printed)) <= 3 else 0.0
+        if _in_capitals(printed):
+            c = c.upper()  # (a word printed in capitals is the word in capitals: its case is no misreading)
         return self.model.cost(printed, c, long_s, limit - extra + _MARGIN) + extra
 
     def _close(self, printed: str, lower: str, known: bool,
@@ -1147,9 +1149,21 @@ class Corrector:
             and (not proper_noun or (lower[:1] != word[:1] and (_only_first_changed(lower, word)
                                                                or self.model.misread_capital(printed, word)))
                  or (lower[:1] == word[:1] and not recurrent and cost <= s.capital_word_max_cost
-                     and self.lexicon.zipf(word) >= s.capital_word_min_zipf
-                     and fold_letters(lower) != fold_letters(word)))  # ('Caën': a name's accents are its own)
+                     and self._common_word(word) and fold_letters(lower) != fold_letters(word)))
+            # (a name's accents are its own: 'Caën')
+            # a word in capitals, a title's or a name's ('JULIART'), as a common word only
+            and (not _in_capitals(printed) or self._common_word(word))
         )
+
+    def _common_word(self, word: str) -> bool:
+        """Whether a word is common (``capital_word_min_zipf``) and a word of the period's
+        language (the Littré prints it ``capital_word_min_littre`` times): what a capitalised or all-capitals word, a name as
+        often as not, may be read as ('Sculpture'; not 'Julian', the web's name)."""
+        from .sequence import SequenceModel, normal_of
+
+        s = self.settings
+        return (self.lexicon.zipf(word) >= s.capital_word_min_zipf
+                and SequenceModel.default().count(normal_of(word)) >= s.capital_word_min_littre)
 
     def _non_word(self, printed: str, lower: str, scored, ctx: BookContext, sentence_start: bool,
                   ocr_factor: float = 1.0) -> Decision | None:
@@ -1159,6 +1173,8 @@ class Corrector:
         score, cost, best = _changing(scored[0], ocr_factor, s.weight)
         runner_up = scored[1][0] + score - scored[0][0] if len(scored) > 1 else -99.0
         proper_noun = _name_like(printed, sentence_start)
+        if _in_capitals(printed) and fold_letters(best) == fold_letters(lower):
+            return None  # ('ECHECS': the printer's capitals go without their accents)
         # an unknown word the book prints again and again is a word of the book
         # ('robre'), unless the OCR's commonest confusions explain it ('pajer')
         recurrent = ctx.counts.get(lower, 0) >= 2
@@ -1290,6 +1306,15 @@ def _long_s_reading(lower: str, best: str) -> str:
 
 def _confidence(margin: float, lead: float) -> float:
     return max(0.05, min(0.99, 0.5 + 0.15 * margin + 0.1 * min(lead, 3.0)))
+
+
+_ROMAN = regex.compile(r"[IVXLCDM]+")
+
+
+def _in_capitals(printed: str) -> bool:
+    """A word of three letters or more printed in capitals ('RÈGLES', 'PIQUFT'), not a
+    Roman numeral ('XIV'): read against its candidates in capitals."""
+    return len(printed) > 2 and printed.isupper() and _ROMAN.fullmatch(printed) is None
 
 
 def _name_like(printed: str, sentence_start: bool) -> bool:

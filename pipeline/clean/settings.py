@@ -81,6 +81,7 @@ class CorrectorSettings:
     recurrent_max_cost: float
     capital_word_max_cost: float
     capital_word_min_zipf: float
+    capital_word_min_littre: int
     suggestion_max_cost: float
     ocr_weight: float
     ocr_max_factor: float
