@@ -633,6 +633,17 @@ def test_a_word_in_capitals_is_read_in_capitals(res, printed, expected):
     assert fixed(res, printed) == expected
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # a word in capitals the OCR cut in two pieces that are no words ('REMAR QUES'), as a
+    # word in small letters is joined ('N ommant'), if the word is a common one the
+    # Littré prints; single capitals are labels ('la bande B C', not 'BC')
+    ("AVEC DES REMAR QUES NOUVELLES.", "AVEC DES REMARQUES NOUVELLES."),
+    ("Près de la bande B C pour huit points.", "Près de la bande B C pour huit points."),
+])
+def test_a_word_in_capitals_cut_in_two_is_joined(res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
 def test_a_capital_inside_a_sentence_is_read_as_another_letter_where_the_tables_or_the_rest_say_so():
     """A capital the OCR printed is a capital's shape: 'B' for 'h' is not priced as 'b'
     for 'h' unless the tables know that capital for that letter, or the rest of the word

@@ -1149,13 +1149,13 @@ class Corrector:
             and (not proper_noun or (lower[:1] != word[:1] and (_only_first_changed(lower, word)
                                                                or self.model.misread_capital(printed, word)))
                  or (lower[:1] == word[:1] and not recurrent and cost <= s.capital_word_max_cost
-                     and self._common_word(word) and fold_letters(lower) != fold_letters(word)))
+                     and self.common_word(word) and fold_letters(lower) != fold_letters(word)))
             # (a name's accents are its own: 'Caën')
             # a word in capitals, a title's or a name's ('JULIART'), as a common word only
-            and (not _in_capitals(printed) or self._common_word(word))
+            and (not _in_capitals(printed) or self.common_word(word))
         )
 
-    def _common_word(self, word: str) -> bool:
+    def common_word(self, word: str) -> bool:
         """Whether a word is common (``capital_word_min_zipf``) and a word of the period's
         language (the Littré prints it ``capital_word_min_littre`` times): what a capitalised or all-capitals word, a name as
         often as not, may be read as ('Sculpture'; not 'Julian', the web's name)."""

@@ -662,10 +662,19 @@ def _split_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         joined = a + b
         za = 0.0 if len(a) == 1 else lex.best_zipf(a)
         zb = 0.0 if len(b) == 1 else lex.best_zipf(b)
-        if (_fragment(a, lex, least) and _fragment(b, lex, least) and joined[1:].islower()
+        if (_fragment(a, lex, least) and _fragment(b, lex, least) and (joined[1:].islower() or _cut_in_capitals(a, b, ctx))
                 and lex.best_zipf(joined) >= max(sw.joined_zipf, za + sw.joined_gain, zb + sw.joined_gain)):
             yield Edit(a_start, b_end, joined, "clean.split_word", ctx.settings.confidence.split_word)
             pos = b_end
+
+
+def _cut_in_capitals(a: str, b: str, ctx: CleanContext) -> bool:
+    """Two pieces in capitals of a word the OCR cut in two ('REMAR QUES', a heading's),
+    each of two letters or more (single capitals are labels: 'la bande B C'), whose word
+    is a common word of the period's language (a heading's word in capitals is a name's
+    as often)."""
+    return (len(a) > 1 and len(b) > 1 and a.isupper() and b.isupper()
+            and ctx.corrector is not None and ctx.corrector.common_word((a + b).lower()))
 
 
 # (the steps' helpers are functions of the module, not closures made in a step: a
