@@ -3,8 +3,9 @@
 Figures the issue "Hold under fire" asks to keep, printed, never asserted:
 
 - peak memory (max RSS) and wall time of `academie build` on a chapter of 2 MB that is
-  one article of prose, and on 300 KB of '1. 1. 1. …': bounded by the chapter, not by
-  the square of the article (target: under 1 GB);
+  one article of prose, on 300 KB of '1. 1. 1. …', and on 300 KB of prose in one line
+  whose words are broken by hyphens left inside it ('jou-eur'): bounded by the chapter,
+  not by the square of the article (target: under 1 GB);
 - the reading room's /search under 8 concurrent clients against a real `academie
   serve`, beside the same FTS5 query run directly on the database (target: within 10×
   the direct query plus the page's rendering), and what an 800-word query answers.
@@ -54,9 +55,25 @@ def one_article(size: int) -> str:
     return " ".join(out) + "\n"
 
 
+def one_line_hyphened(size: int) -> str:
+    """Prose in one line, every word of four letters or more broken by a line end's
+    hyphen the export left inside it ('jou-eur'): a chapter run on in one line, each of
+    whose hyphens the layout weighs with the words about it."""
+    rng = random.Random(1718)
+    out, n = [], 0
+    while n < size - 200:
+        words = [w[: len(w) // 2] + "-" + w[len(w) // 2:] if len(w) >= 4 else w
+                 for w in (rng.choice(WORDS) for _ in range(12))]
+        s = " ".join(words).capitalize() + "."
+        out.append(s)
+        n += len(s.encode("utf-8")) + 1
+    return " ".join(out) + "\n"
+
+
 def build_figures(tmp: Path, academie: str) -> dict:
     out = {}
-    for name, text in (("2 MB, one article of prose", one_article(2_000_000)), ("300 KB of '1. 1. 1. …'", "1. " * 100_000)):
+    for name, text in (("2 MB, one article of prose", one_article(2_000_000)), ("300 KB of '1. 1. 1. …'", "1. " * 100_000),
+                       ("300 KB in one line, its words hyphened", one_line_hyphened(300_000))):
         corpus = tmp / f"corpus-{len(out)}"
         corpus.mkdir()
         (corpus / "chapter.txt").write_text(text, encoding="utf-8")

@@ -27,6 +27,9 @@ _TRAILING_GARBAGE = " *'\"\\^`_|»«"
 _LETTER = regex.compile(r"\p{L}")
 _WORD_AT_END = regex.compile(r"([\p{L}'’]+)[-¬]$")  # '¬': the hyphen as eScriptorium transcribes it
 _WORD_AT_START = regex.compile(r"^[^\s,.;:!?]+")
+_WORD_AT = regex.compile(r"[^\s,.;:!?]+")  # (matched where a hyphen's next word starts)
+_WORD_BEFORE = regex.compile(r"[\p{L}'’]+$")  # (searched for up to a hyphen)
+_LONGEST_WORD = 100  # no word runs longer (the garbage that does is cut there)
 _INLINE_BREAK = regex.compile(r"(?<=\p{L})([\p{L}'’]*)- (?=[\p{L}^])")
 # … or, in a paragraph the export ran together, with no space after it: 'Aca-démie'
 _HYPHENED_WORD = regex.compile(r"[\p{L}'’]+(?:-[\p{L}'’]+)*")
@@ -264,8 +267,10 @@ def _mend_inline_breaks(mt: MappedText, lex: Lexicon, s: Hyphens, printed: Count
     word: 'tric-trac' so printed is the word's spelling)."""
     edits = []
     for m in (_INLINE_BREAK if printed is None else _INLINE_BREAK_OR_BARE).finditer(mt.text):
-        left_word = regex.search(r"[\p{L}'’]+$", mt.text[: m.end(1)])
-        right_word = _WORD_AT_START.match(mt.text[m.end() :])
+        # (looked for about the hyphen, not in copies of the text before and after it: a
+        # chapter run on in one line has thousands of hyphens)
+        left_word = _WORD_BEFORE.search(mt.text, max(0, m.end(1) - _LONGEST_WORD), m.end(1))
+        right_word = _WORD_AT.match(mt.text, m.end())
         if not left_word or not right_word:
             continue
         left, right = left_word.group(), right_word.group().lstrip("^")
