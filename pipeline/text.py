@@ -14,6 +14,8 @@ Also here, because every stage compares words: the one way of folding text.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -121,12 +123,20 @@ class Piece:
 class MappedText:
     """A text derived from ``raw[start:end]`` with every edit recorded."""
 
-    __slots__ = ("raw", "pieces", "_text")
+    __slots__ = ("raw", "pieces", "_text", "_ends")
 
     def __init__(self, raw: str, pieces: Sequence[Piece]):
         self.raw = raw
         self.pieces = tuple(pieces)
         self._text: str | None = None
+        self._ends: list[int] | None = None  # where each piece ends in the text (``to_raw``)
+
+    def __getstate__(self) -> tuple:
+        return self.raw, self.pieces, self._text  # (not the offsets ``to_raw`` keeps: made again when asked)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.raw, self.pieces, self._text = state
+        self._ends = None
 
     @classmethod
     def from_raw(cls, raw: str, start: int, end: int) -> "MappedText":
@@ -290,16 +300,22 @@ class MappedText:
     # -- mapping -------------------------------------------------------------------
 
     def to_raw(self, pos: int) -> int:
-        """Raw offset of the character at ``pos`` in the current text."""
-        off = 0
-        for p in self.pieces:
-            end = off + len(p.text)
-            if pos < end or (pos == end and p is self.pieces[-1]):
-                if not p.changed:
-                    return p.raw_start + (pos - off)
-                return p.raw_start if pos == off else p.raw_end
-            off = end
-        return self.raw_end
+        """Raw offset of the character at ``pos`` in the current text (the piece found
+        by bisection: a paragraph run on for a whole chapter has thousands of pieces, and
+        each edit and suggestion asks)."""
+        ends = self._ends
+        if ends is None:
+            ends = self._ends = list(itertools.accumulate(len(p.text) for p in self.pieces))
+        k = bisect.bisect_right(ends, pos)
+        if k == len(ends):
+            if not ends or pos != ends[-1]:
+                return self.raw_end
+            k -= 1  # (the text's end: the last piece's)
+        p = self.pieces[k]
+        off = ends[k] - len(p.text)
+        if not p.changed:
+            return p.raw_start + (pos - off)
+        return p.raw_start if pos == off else p.raw_end
 
     def from_raw_offset(self, raw_pos: int) -> int | None:
         """Where a raw character landed in the current text (None if an edit took it)."""

@@ -102,3 +102,40 @@ def test_a_word_is_folded_letter_by_letter_as_base_letter_folds_each():
     for start in range(0x80, 0x3000, 7):
         word = "é" + "".join(chr(c) for c in range(start, start + 7))
         assert fold_letters(word) == "".join(base_letter(c) for c in word), hex(start)
+
+
+def test_to_raw_maps_each_place_of_a_text_edited_many_times():
+    # a clean text's place → the raw offset of its character: inside an unchanged piece,
+    # the character's own; at a changed piece, its raw start (its first character) or its
+    # raw end; past the text, the raw end. Checked against a walk of the pieces, on texts
+    # edited at random (the lookup bisects the pieces' ends: a run-on chapter has thousands)
+    import pickle
+    import random
+
+    def walked(m, pos):
+        off = 0
+        for p in m.pieces:
+            end = off + len(p.text)
+            if pos < end or (pos == end and p is m.pieces[-1]):
+                return p.raw_start + (pos - off) if not p.changed else (p.raw_start if pos == off else p.raw_end)
+            off = end
+        return m.raw_end
+
+    rng = random.Random(7)
+    for _ in range(300):
+        raw = "".join(rng.choice("ab cd.") for _ in range(rng.randint(0, 30)))
+        m = MappedText.from_raw(raw, 0, len(raw))
+        for _ in range(rng.randint(0, 5)):
+            if not m.text:
+                break
+            a = rng.randint(0, len(m.text))
+            b = rng.randint(a, min(len(m.text), a + 3))
+            m = m.apply([Edit(a, b, rng.choice(["", "x", "yz"]), "clean.spacing", 0.9)])
+            m.to_raw(0)  # (the offsets kept with this text, not the next one's)
+        for pos in range(len(m.text) + 2):
+            assert m.to_raw(pos) == walked(m, pos)
+        assert pickle.loads(pickle.dumps(m)).to_raw(len(m.text)) == walked(m, len(m.text))
+    # the example: 'double' made of 'douLle', its 'b' at the raw 'L'
+    m = whole()
+    m = m.apply([Edit(m.text.index("Lle"), m.text.index("Lle") + 1, "b", "clean.real_word", 0.9)])
+    assert m.to_raw(m.text.index("ble")) == RAW.index("Lle") and m.to_raw(m.text.index("le 3")) == RAW.index("le 3")

@@ -142,9 +142,10 @@ def _debris_marks(text: str, ctx: CleanContext) -> Iterable[Edit]:
     → 'son partenaire'."""
     lex = ctx.res.lexicon
     conf = ctx.settings.confidence
+    opened = text.find("«")  # (the first: a copy of the text before each mark made this quadratic)
     for m in _CLOSING_GUILLEMET.finditer(text):
         word = m.group(1)
-        if "«" in text[: m.start()]:
+        if 0 <= opened < m.start():
             continue  # a quotation closed
         if not m.group(2):
             # run into the word: a letter the OCR read as '»' ('tabl»' for 'table'), when the
@@ -607,8 +608,8 @@ def _elision(text: str, ctx: CleanContext) -> Iterable[Edit]:
         if m.group(1)[0].isupper() and len(m.group(1)) == 1:
             # a capital alone is an elision only where a sentence starts ('C est …');
             # inside one it names a player ('D est en droit')
-            before = text[: m.start()].rstrip(" «\"(")
-            if before and before[-1] not in _SENTENCE_END:
+            j = _stripped_end(text, m.start(), " «\"(")
+            if j and text[j - 1] not in _SENTENCE_END:
                 continue
         yield Edit(m.start(2), m.end(2), apostrophe, "clean.elision", ctx.settings.confidence.elision)
 
@@ -624,6 +625,20 @@ _LONE_APOSTROPHE = regex.compile(r"(?<=\p{L}[,;]? )['’] (?=\p{L})")  # 'de mê
 _ACCENT_APART = regex.compile(r"(?<=\p{L})e['’](?=[\s,.;:!?»)]|$)")
 _ELIDED_WORDS = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu",
                            "quelqu", "presqu", "entr", "grand"])
+_LONGEST_ELIDED = max(map(len, _ELIDED_WORDS)) + 1  # (a longer run of letters is none of them)
+_LAST_LETTERS = regex.compile(r"\p{L}+$")
+
+
+def _stripped_end(text: str, end: int, chars: str | None = None) -> int:
+    """``len(text[:end].rstrip(chars))``, without the copy."""
+    j = end
+    if chars is None:
+        while j > 0 and text[j - 1].isspace():
+            j -= 1
+    else:
+        while j > 0 and text[j - 1] in chars:
+            j -= 1
+    return j
 
 
 def _stray_apostrophes(text: str, ctx: CleanContext) -> Iterable[Edit]:
@@ -631,9 +646,11 @@ def _stray_apostrophes(text: str, ctx: CleanContext) -> Iterable[Edit]:
     lex = ctx.res.lexicon
     confidence = ctx.settings.confidence.stray_apostrophe
     for m in _LEADING_APOSTROPHE.finditer(text):
-        before = text[: m.start()].rstrip()
-        last = regex.search(r"\p{L}+$", before)
-        if last is not None and last.group().lower() in _ELIDED_WORDS and before == text[: m.start() - 1].rstrip():
+        # (the text before the mark read in place: copies of it, and a search of it, made
+        # the step quadratic in a paragraph's length)
+        j = _stripped_end(text, m.start())
+        last = _LAST_LETTERS.search(text, max(0, j - _LONGEST_ELIDED), j)
+        if last is not None and last.group().lower() in _ELIDED_WORDS and j == _stripped_end(text, m.start() - 1):
             continue  # "l 'on": an elision with a space in it
         if regex.search(r"\p{L}['’](?:[\s,.;:!?»)]|$)", text[m.end(): m.end() + 80].split(".")[0]):
             continue  # a quotation closed further on
