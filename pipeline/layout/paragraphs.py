@@ -18,7 +18,7 @@ from ..lexicon import Lexicon
 from ..markers import heading_marker, note_marker, opens_structure, roman_marker
 from ..records import Block, Page, page_at
 from ..resources import Resources
-from ..text import Edit, MappedText, fold_letters
+from ..text import Edit, MappedText, Piece, fold_letters, merge_unchanged
 from .lines import Line
 from .settings import Hyphens, LayoutSettings, Paragraphs
 
@@ -30,6 +30,7 @@ _WORD_AT_START = regex.compile(r"^[^\s,.;:!?]+")
 _WORD_AT = regex.compile(r"[^\s,.;:!?]+")  # (matched where a hyphen's next word starts)
 _WORD_BEFORE = regex.compile(r"[\p{L}'’]+$")  # (searched for up to a hyphen)
 _LONGEST_WORD = 100  # no word runs longer (the garbage that does is cut there)
+_JOIN_REACH = 120  # what a line's join reads of the text before it: its last 60 characters, its last one
 _INLINE_BREAK = regex.compile(r"(?<=\p{L})([\p{L}'’]*)- (?=[\p{L}^])")
 # … or, in a paragraph the export ran together, with no space after it: 'Aca-démie'
 _HYPHENED_WORD = regex.compile(r"[\p{L}'’]+(?:-[\p{L}'’]+)*")
@@ -161,8 +162,20 @@ def unit_from_lines(raw: str, group: list[Line], res: Resources, s: Hyphens,
                     reflowed: bool = False) -> Unit:
     first = group[0]
     mt = _line_text(raw, first)
+    done: list[Piece] = []  # the paragraph's pieces no later join reads (a join reads its left's end)
     for line in group[1:]:
         mt = join(mt, _line_text(raw, line), [], "layout.reflow", res.lexicon, s, hyphenated)
+        # (joined to a paragraph of thousands of lines, each line made the whole text again: only
+        # its last pieces, _JOIN_REACH characters or more, go on being joined to)
+        pieces, k, length = mt.pieces, len(mt.pieces), 0
+        while k > 0 and length < _JOIN_REACH:
+            k -= 1
+            length += len(pieces[k].text)
+        if k > 0:
+            done.extend(pieces[:k])
+            mt = MappedText(raw, pieces[k:])
+    if done:
+        mt = MappedText(raw, merge_unchanged([*done, *mt.pieces]))
     # each head and the spaces around it become one space, as at any page break; heads
     # printed side by side go together
     spans: list[list[int]] = []
