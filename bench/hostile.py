@@ -3,9 +3,10 @@
 Figures the issue "Hold under fire" asks to keep, printed, never asserted:
 
 - peak memory (max RSS) and wall time of `academie build` on a chapter of 2 MB that is
-  one article of prose, on 300 KB of '1. 1. 1. …', and on 300 KB of prose in one line
-  whose words are broken by hyphens left inside it ('jou-eur'): bounded by the chapter,
-  not by the square of the article (target: under 1 GB);
+  one article of prose, on 300 KB of '1. 1. 1. …', on 300 KB of prose in one line
+  whose words are broken by hyphens left inside it ('jou-eur'), and on 500 KB of short
+  wrapped lines that make one paragraph: bounded by the chapter, not by the square of
+  the article (target: under 1 GB);
 - the reading room's /search under 8 concurrent clients against a real `academie
   serve`, beside the same FTS5 query run directly on the database (target: within 10×
   the direct query plus the page's rendering), and what an 800-word query answers.
@@ -70,10 +71,25 @@ def one_line_hyphened(size: int) -> str:
     return " ".join(out) + "\n"
 
 
+def wrapped_paragraph(size: int) -> str:
+    """Prose hard-wrapped in short lines that make one paragraph, a word broken by a
+    hyphen at each line's end: each line is joined to the paragraph before it."""
+    rng = random.Random(1762)
+    out, n = [], 0
+    while n < size - 200:
+        words = [rng.choice(WORDS) for _ in range(6)]
+        cut = rng.choice([w for w in WORDS if len(w) >= 4])
+        line = " ".join(words) + " " + cut[: len(cut) // 2] + "-\n" + cut[len(cut) // 2:]
+        out.append(line)
+        n += len(line.encode("utf-8")) + 1
+    return " ".join(out) + ".\n"
+
+
 def build_figures(tmp: Path, academie: str) -> dict:
     out = {}
     for name, text in (("2 MB, one article of prose", one_article(2_000_000)), ("300 KB of '1. 1. 1. …'", "1. " * 100_000),
-                       ("300 KB in one line, its words hyphened", one_line_hyphened(300_000))):
+                       ("300 KB in one line, its words hyphened", one_line_hyphened(300_000)),
+                       ("500 KB of wrapped lines, one paragraph", wrapped_paragraph(500_000))):
         corpus = tmp / f"corpus-{len(out)}"
         corpus.mkdir()
         (corpus / "chapter.txt").write_text(text, encoding="utf-8")
