@@ -146,10 +146,14 @@ def _append_text(el, text: str) -> None:
 def _append_plain(el, text: str) -> None:
     if not text:
         return
-    if len(el):
-        el[-1].tail = (el[-1].tail or "") + text
-    else:
+    # (its last child found from the end: lxml counts an element's children one by one, and a
+    # paragraph of a run-on chapter has thousands, each asked for at each text appended)
+    try:
+        last = el[-1]
+    except IndexError:
         el.text = (el.text or "") + text
+    else:
+        last.tail = (last.tail or "") + text
 
 
 def _sub(parent, tag: str, text: str | None = None, **attrib):
