@@ -1148,17 +1148,18 @@ class Corrector:
             and score >= s.nonword_min_score
             and (not proper_noun or (lower[:1] != word[:1] and (_only_first_changed(lower, word)
                                                                or self.model.misread_capital(printed, word)))
+                 # (its capital kept: a common word, not the name's own accents, 'Caën')
                  or (lower[:1] == word[:1] and not recurrent and cost <= s.capital_word_max_cost
                      and self.common_word(word) and fold_letters(lower) != fold_letters(word)))
-            # (a name's accents are its own: 'Caën')
             # a word in capitals, a title's or a name's ('JULIART'), as a common word only
             and (not _in_capitals(printed) or self.common_word(word))
         )
 
     def common_word(self, word: str) -> bool:
         """Whether a word is common (``capital_word_min_zipf``) and a word of the period's
-        language (the Littré prints it ``capital_word_min_littre`` times): what a capitalised or all-capitals word, a name as
-        often as not, may be read as ('Sculpture'; not 'Julian', the web's name)."""
+        language (the Littré prints it ``capital_word_min_littre`` times): what a
+        capitalised or all-capitals word, a name as often as not, may be read as
+        ('Sculpture'; not 'Julian', the web's name)."""
         from .sequence import SequenceModel, normal_of
 
         s = self.settings

@@ -26,8 +26,7 @@ _TERMINAL = ".!?:;"
 _TRAILING_GARBAGE = " *'\"\\^`_|»«"
 _LETTER = regex.compile(r"\p{L}")
 _WORD_AT_END = regex.compile(r"([\p{L}'’]+)[-¬]$")  # '¬': the hyphen as eScriptorium transcribes it
-_WORD_AT_START = regex.compile(r"^[^\s,.;:!?]+")
-_WORD_AT = regex.compile(r"[^\s,.;:!?]+")  # (matched where a hyphen's next word starts)
+_WORD_AT = regex.compile(r"[^\s,.;:!?]+")  # (matched where the word after a hyphen starts)
 _WORD_BEFORE = regex.compile(r"[\p{L}'’]+$")  # (searched for up to a hyphen)
 _LONGEST_WORD = 100  # no word runs longer (the garbage that does is cut there)
 _JOIN_REACH = 120  # what a line's join reads of the text before it: its last 60 characters, its last one
@@ -255,7 +254,7 @@ def join(left: MappedText, right: MappedText, notes: list[tuple[int, int]], fix:
     offset of a line-end hyphen → the whole word, where the OCR file says it."""
     joiner, confidence = " ", 1.0
     m = _WORD_AT_END.search(left.text[-60:])
-    word_right = _WORD_AT_START.match(right.text)
+    word_right = _WORD_AT.match(right.text)
     if m and word_right and _LETTER.match(right.text):
         whole = hyphenated.get(left.to_raw(len(left.text) - 1)) if hyphenated else None
         how, hyphen_fix, confidence = mend_break(m.group(1), word_right.group(), lex, s, whole)
