@@ -166,3 +166,29 @@ def test_a_cache_entry_a_killed_build_was_writing_is_removed(tmp_path):
         p.write_bytes(b"x")
     assert store.remove_stale() == [stale]
     assert not stale.exists() and live.exists() and kept.exists()
+
+
+def test_a_token_longer_than_any_word_is_left_as_printed_unsearched(monkeypatch):
+    """A word's readings are searched for by its skeletons less a glyph, each with two
+    glyphs merged: the cube of its length. A token of 2,000 letters took 18 s, one of
+    200,000 filled the memory; a token longer than ``longest_token`` (60) is no word,
+    nor words run together, and no step asks the index about it."""
+    from pipeline.clean.correct import CandidateIndex
+    from pipeline.clean.settings import CleanSettings
+
+    assert CleanSettings.default().corrector.longest_token == 60
+    asked = []
+    for name in ("_looked_in", "same_within", "near_within", "candidates"):
+        real = getattr(CandidateIndex, name)
+
+        def spy(self, printed, *args, _real=real, **kwargs):
+            asked.append(printed)
+            return _real(self, printed, *args, **kwargs)
+
+        monkeypatch.setattr(CandidateIndex, name, spy)
+    token = "abcdefghij" * 7  # 70 letters, no word of any language
+    text = f"Le jeu se joue {token} quand il faut."
+    clean, fixes = fix_and_explain(text, Resources(CORPUS))
+    assert clean == text and fixes == []
+    assert asked and max(map(len, asked)) <= 60  # (the sentence's other words were asked about)
+

@@ -335,6 +335,8 @@ class ContextReader:
         """What the printed word should be between ``prev`` and ``nxt`` (tokens as the
         sequence model counts them), if something else (memoised: a book repeats its
         phrases)."""
+        if len(printed) > self.corrector.settings.longest_token:
+            return None  # no word (``Corrector.decide``)
         word = self._words.get(printed)
         if word is not None and (word is _PERIOD or (word[1] >= 1.0 and not word[3] and word[4] is None)) \
                 and printed[0].islower() and len(printed) > 1 and printed.isalpha():
@@ -586,6 +588,8 @@ class ContextReader:
         ('par tie' → 'partie', 'car tes' → 'cartes'), at the cost of what
         parts them (a space, a lost line end's hyphen; specks of debris at the channel's
         price) and of the confusions that explain the print. Memoised."""
+        if len(a) + len(b) > self.corrector.settings.longest_token:
+            return None
         if not self._joined.get((a, b), True) and not _speck(between):
             # nothing they may make run together (known already: it depends on them alone), and no speck
             # between whose blot could hide letters: no sentence decides otherwise, nothing of the book read
@@ -731,7 +735,8 @@ class ContextReader:
         """A printed word as two, when the sentence calls for them ('depeu' → 'de peu',
         'dune' → 'd'une'), at the cost of the space (or apostrophe) and of a change of
         accents. Memoised."""
-        if len(w) < 3 or not w.isalpha() or w.isupper() or (w[0].isupper() and not sentence_start):
+        if len(w) < 3 or len(w) > self.corrector.settings.longest_token or not w.isalpha() or w.isupper() \
+                or (w[0].isupper() and not sentence_start):
             return None  # (a third of the words: not worth a memo's entry)
         if self._split_readings.get(w if w.islower() else w.lower()) == []:
             return None  # nothing it may be parted into (``_split``'s first answer): no memo's entry either

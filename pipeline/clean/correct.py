@@ -987,6 +987,8 @@ class Corrector:
         """What the printed word should be, if it should be something else.
         ``ocr_factor`` scales the cost of changing it: how sure the OCR was of it
         (``OcrConfidence``)."""
+        if len(printed) > self.settings.longest_token:
+            return None  # no word: its readings' search grows with the cube of its length
         cue = self.model.long_s_cue(next_word) if ctx.long_s and "f" in printed else 0
         # chapters of one corpus share their book counts: they share their decisions,
         # each recording what the decision read of them (``resources.remembered``), and

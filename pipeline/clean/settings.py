@@ -83,6 +83,7 @@ class CorrectorSettings:
     capital_word_min_zipf: float
     capital_word_min_littre: int
     suggestion_max_cost: float
+    longest_token: int
     ocr_weight: float
     ocr_max_factor: float
 

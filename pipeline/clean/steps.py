@@ -731,13 +731,14 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
     pair = partial(_may_pair, small, js.both_min_length)
     littre = ctx.reader.sequence.model if ctx.reader is not None else SequenceModel.default()
     together = partial(_printed_together, littre, js.three_part_together, js.three_part_littre)
+    longest = ctx.settings.corrector.longest_token
     tokens = _word_spans(text)
     for k, (word, start, end) in enumerate(tokens):
         compound = _lost_hyphen(text, word, start, end, lex)
         if compound is not None:
             yield Edit(start, end, compound, "clean.joined_words", ctx.settings.confidence.lost_hyphen)
             continue
-        if len(word) < js.min_length or not word.isalpha() or lex.best_zipf(word) >= js.word_zipf:
+        if not js.min_length <= len(word) <= longest or not word.isalpha() or lex.best_zipf(word) >= js.word_zipf:
             continue
         if ctx.book.counts.get(word.lower(), 0) >= js.book_min_count:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
