@@ -424,6 +424,8 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         return
     reader, skip_until, toks = _reading(text, ctx)
     titles = ctx.res.lexicon.titles
+    spans: list[tuple[str, int, int]] = []  # the paragraph's words, as ``_tie_chosen`` reads them, made when first asked
+    starts: list[int] = []
     prev = "."
     for k, (tok, a, b) in enumerate(toks):
         if b <= skip_until:
@@ -437,7 +439,10 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
             opens = prev == "." and not _title_before(text, a, titles)
             d = reader.decide(word, prev, nxt, sentence_start=opens)
             if (d is None or not d.applied) and word.isalpha() and ctx.corrector.lexicon.zipf(word) < 1.0:
-                d = _tie_chosen(text, a, b, word, prev, nxt, opens, ctx) or d
+                if not spans:
+                    spans[:] = _word_spans(text)
+                    starts[:] = [s for _, s, _ in spans]
+                d = _tie_chosen(text, a, b, word, prev, nxt, opens, ctx, spans, starts) or d
         if d is None:
             prev = tok
             continue
@@ -454,13 +459,14 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
 
 
 def _tie_chosen(text: str, a: int, b: int, word: str, prev: str, nxt: str, sentence_start: bool,
-                ctx: CleanContext) -> ContextDecision | None:
+                ctx: CleanContext, spans: list[tuple[str, int, int]], starts: list[int]) -> ContextDecision | None:
     """An unknown word the engine, judging it alone, found as likely one reading as
     another (``Decision.tied``): the one the sentence favours (``ContextReader.chooses``),
-    unless the word is a piece of one the OCR broke."""
-    spans = _word_spans(text)
-    k = next((i for i, (_, start, _) in enumerate(spans) if start == a), None)
-    if k is None:
+    unless the word is a piece of one the OCR broke. ``spans``: the paragraph's words
+    (``_word_spans``), ``starts`` where each starts: made once a paragraph, for a
+    paragraph of thousands of unknown words asked at each made it quadratic."""
+    k = bisect.bisect_left(starts, a)
+    if k == len(starts) or starts[k] != a:
         return None
     following = spans[k + 1][0] if k + 1 < len(spans) else ""
     ocr_factor = ctx.ocr.factor(ctx.raw_of(a, b)[0]) if ctx.ocr and ctx.raw_of else 1.0
