@@ -192,3 +192,22 @@ def test_a_token_longer_than_any_word_is_left_as_printed_unsearched(monkeypatch)
     assert clean == text and fixes == []
     assert asked and max(map(len, asked)) <= 60  # (the sentence's other words were asked about)
 
+
+def test_thousands_of_heads_without_a_number_are_numbered_from_the_nearest_read():
+    """Each head read with no number takes the number of the nearest head read, counted
+    on; until 2026-12-07 each searched the whole chapter both ways for it."""
+    from pipeline.layout.pages import _infer_unread
+
+    n = 5000
+    values = [None] * n
+    values[1], values[4000] = 12, 4011
+    statuses = [None] * n
+    statuses[1] = statuses[4000] = "read"
+    _infer_unread(values, statuses)
+    assert values[:3] == [11, 12, 13] and values[3999:4002] == [4010, 4011, 4012]
+    assert values[-1] == 12 + (n - 2)  # after the last read, counted on from it
+    assert statuses[0] == statuses[2] == statuses[-1] == "inferred" and statuses[4000] == "read"
+    values, statuses = [None, None, 2, None], [None, None, "read", None]
+    _infer_unread(values, statuses)
+    assert values == [None, 1, 2, 3]  # (no page 0: a head before page 1 stays unnumbered)
+    assert statuses == [None, "inferred", "read", "inferred"]

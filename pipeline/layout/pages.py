@@ -326,11 +326,22 @@ def read_page_numbers(tokens: list[str | None], digits: DigitModel, s: PageNumbe
 
 def _infer_unread(values: list[int | None], statuses: list[str | None]) -> None:
     """Fill the numbers of heads read as having none from the nearest numbers read."""
+    # the nearest read before and after each head, found in two passes (each head with
+    # none searching both ways made a chapter of thousands of such heads quadratic)
+    read = [v is not None and st != "inferred" for v, st in zip(values, statuses)]
+    after: list[tuple[int, int] | None] = [None] * len(values)
+    found: tuple[int, int] | None = None
+    for k in range(len(values) - 1, -1, -1):
+        after[k] = found
+        if read[k]:
+            found = (k, values[k])
+    found = None
     for k in range(len(values)):
+        if read[k]:
+            found = (k, values[k])
         if values[k] is not None:
             continue
-        prev = next(((j, values[j]) for j in range(k - 1, -1, -1) if values[j] is not None and statuses[j] != "inferred"), None)
-        nxt = next(((j, values[j]) for j in range(k + 1, len(values)) if values[j] is not None and statuses[j] != "inferred"), None)
+        prev, nxt = found, after[k]
         if prev:
             values[k] = prev[1] + (k - prev[0])
         elif nxt:
