@@ -4,9 +4,11 @@ Figures the issue "Hold under fire" asks to keep, printed, never asserted:
 
 - peak memory (max RSS) and wall time of `academie build` on a chapter of 2 MB that is
   one article of prose, on 300 KB of '1. 1. 1. …', on 300 KB of prose in one line
-  whose words are broken by hyphens left inside it ('jou-eur'), and on 500 KB of short
-  wrapped lines that make one paragraph: bounded by the chapter, not by the square of
-  the article (target: under 1 GB);
+  whose words are broken by hyphens left inside it ('jou-eur'), on 500 KB of short
+  wrapped lines that make one paragraph, on one word of 200,000 letters, on a chain of
+  100,000 hyphened letters, on 100 KB of 'AB AB …' (thousands of running heads that
+  print no number) and on 60 KB of letters drawn at random: bounded by the chapter, not
+  by the square of the article (target: under 1 GB);
 - the reading room's /search under 8 concurrent clients against a real `academie
   serve`, beside the same FTS5 query run directly on the database (target: within 10×
   the direct query plus the page's rendering), and what an 800-word query answers.
@@ -85,11 +87,32 @@ def wrapped_paragraph(size: int) -> str:
     return " ".join(out) + ".\n"
 
 
+def garbage(size: int) -> str:
+    """Letters drawn at random in words of 2 to 9, ten a line, lines that make one
+    paragraph: a plate or a table the OCR read as letters, every word unknown and
+    different, the corrector's worst case (and each word a tie the sentence is asked to
+    break, which read the whole paragraph again at each until 2026-12-07)."""
+    rng = random.Random(1751)
+    letters = "abcdefghijklmnopqrstuvwxyzéèàç"
+    words, n = [], 0
+    while n < size - 200:
+        w = "".join(rng.choice(letters) for _ in range(rng.randint(2, 9)))
+        words.append(w)
+        n += len(w.encode("utf-8")) + 1
+    return "\n".join(" ".join(words[k : k + 10]) for k in range(0, len(words), 10)) + "\n"
+
+
 def build_figures(tmp: Path, academie: str) -> dict:
     out = {}
     for name, text in (("2 MB, one article of prose", one_article(2_000_000)), ("300 KB of '1. 1. 1. …'", "1. " * 100_000),
                        ("300 KB in one line, its words hyphened", one_line_hyphened(300_000)),
-                       ("500 KB of wrapped lines, one paragraph", wrapped_paragraph(500_000))):
+                       ("500 KB of wrapped lines, one paragraph", wrapped_paragraph(500_000)),
+                       # one token of 200,000 letters: its readings were searched for, with
+                       # the cube of its length (killed after 588 s at 24 GB until 2026-12-07)
+                       ("200 KB, one word", "Le jeu " + "abcdefghij" * 20_000 + " fini.\n"),
+                       ("200 KB of 'a-a-a-…', one word", "Le jeu " + "a-" * 100_000 + "a fini.\n"),
+                       ("100 KB of 'AB AB …'", "Le jeu " + "AB " * 33_000 + "fini.\n"),
+                       ("60 KB of letters at random", garbage(60_000))):
         corpus = tmp / f"corpus-{len(out)}"
         corpus.mkdir()
         (corpus / "chapter.txt").write_text(text, encoding="utf-8")
@@ -188,9 +211,9 @@ def main() -> None:
         search = search_figures(db, academie, 2 if args.quick else 5)
     print("=" * 78)
     print("Hostile input: what it costs (bench/hostile.py)")
-    print(f"{'build of':34}{'bytes':>12}{'wall s':>9}{'max RSS MB':>12}{'vs 1 GB':>10}")
+    print(f"{'build of':40}{'bytes':>12}{'wall s':>9}{'max RSS MB':>12}{'vs 1 GB':>10}")
     for name, b in builds.items():
-        print(f"{name:34}{b['bytes']:>12,}{b['wall_s']:>9.1f}{b['maxrss_mb']:>12.0f}{b['maxrss_mb'] / TARGET_RSS_MB:>9.2f}×"
+        print(f"{name:40}{b['bytes']:>12,}{b['wall_s']:>9.1f}{b['maxrss_mb']:>12.0f}{b['maxrss_mb'] / TARGET_RSS_MB:>9.2f}×"
               + ("" if b["rc"] == 0 else f"  exit {b['rc']}"))
     s = search
     print(f"/search: the FTS5 query alone {s['direct_fts_ms']:.1f} ms; the page, one client {s['page_one_client_ms']:.1f} ms; "
