@@ -21,7 +21,9 @@ when the page marks it up; the OCR really contains '<|ue' and '>^'.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import re
 import sys
 import unicodedata
 from collections import OrderedDict
@@ -38,7 +40,7 @@ from .downloads import cached
 from ..fixes import fix_names
 from ..publish.queries import PASSAGE_SQL
 from ..segment.citations import citation_path as cite_url
-from ..text import fold
+from ..text import fold, fold_letters
 from .review import edit_bar, refuse_write, review_page
 
 
@@ -564,13 +566,23 @@ START, END = "\x02", "\x03"
 SNIPPET_LAYERS = (("s_clean", "clean"), ("s_raw", "raw OCR"), ("s_folded", "folded text"))
 
 
+# A passage longer than this (a chapter an export ran on, with no article to part it)
+# has its snippet cut here, from its first LONG_READ characters: FTS5's snippet() weighs
+# a window at each of the passage's hits, and a 1 MB passage took 1.4 s a search
+LONG_PASSAGE = 20_000
+LONG_READ = 200_000
+SNIPPET_TOKENS = 14
+
 # SQLite cuts the snippets of the best hundred only, after ranking every match (the
 # ranking is most of a common word's time on a library: see SEARCH_CACHE)
+_SHORT = f"length(p.text_clean) <= {LONG_PASSAGE} AND length(p.text_raw) <= {LONG_PASSAGE}"
 SEARCH_SQL = f"""
 SELECT p.citation, p.game, g.name AS game_name, p.kind, p.number, p.page, c.edition_id,
-       snippet(passages_fts, 0, '{START}', '{END}', '…', 14) AS s_clean,
-       snippet(passages_fts, 2, '{START}', '{END}', '…', 14) AS s_raw,
-       snippet(passages_fts, 1, '{START}', '{END}', '…', 14) AS s_folded
+       CASE WHEN {_SHORT} THEN snippet(passages_fts, 0, '{START}', '{END}', '…', {SNIPPET_TOKENS}) END AS s_clean,
+       CASE WHEN {_SHORT} THEN snippet(passages_fts, 2, '{START}', '{END}', '…', {SNIPPET_TOKENS}) END AS s_raw,
+       CASE WHEN {_SHORT} THEN snippet(passages_fts, 1, '{START}', '{END}', '…', {SNIPPET_TOKENS}) END AS s_folded,
+       CASE WHEN NOT ({_SHORT}) THEN substr(p.text_clean, 1, {LONG_READ}) END AS long_clean,
+       CASE WHEN NOT ({_SHORT}) THEN substr(p.text_raw, 1, {LONG_READ}) END AS long_raw
 FROM passages_fts JOIN passages p ON p.rowid = passages_fts.rowid
 JOIN chapters c ON c.id = p.chapter_id LEFT JOIN games g ON g.slug = p.game
 WHERE passages_fts MATCH :q
@@ -611,6 +623,10 @@ async def _search_now(datasette, query: str, filters: dict[str, str]) -> tuple[l
     results = await _rows(datasette, SEARCH_SQL, {"q": query, **filters})
     for r in results:
         r["url"] = cite_url(r["citation"])
+        long_clean, long_raw = r.pop("long_clean"), r.pop("long_raw")
+        if long_clean is not None:
+            r["s_clean"] = long_snippet(long_clean, query)
+            r["s_raw"] = long_snippet(long_raw, query) if START not in r["s_clean"] else None
         # where the words were found, in the order a reader wants to see it
         layer, snip = next(((name, r[key]) for key, name in SNIPPET_LAYERS if START in (r[key] or "")),
                            ("clean", r["s_clean"]))
@@ -620,6 +636,43 @@ async def _search_now(datasette, query: str, filters: dict[str, str]) -> tuple[l
         r["snippet_html"] = _snippet_html(snip)
         r["snippet"] = snip.replace(START, "").replace(END, "")
     return results, Markup(_LISTS.get_template("_academie_results.html").render(results=results))
+
+
+_TOKEN = re.compile(r"[^\W_]+")  # (what FTS5's unicode61 tokenizer reads as a word: letters and digits)
+
+
+def long_snippet(text: str, query: str, size: int = SNIPPET_TOKENS) -> str:
+    """A snippet as FTS5's snippet() cuts it ('…' for the text left out, the query's
+    words between START and END), of ``size`` words from a little before the first of
+    them in ``text``; the text's first words if none is there (found in another layer).
+    Linear in the text: for passages whose snippet() would take seconds (LONG_PASSAGE)."""
+    wanted = {fold_letters(t) for t in _TOKEN.findall(query)}
+    folded = fold_letters(text)  # (of the text's length: its offsets are the text's)
+    before: list[re.Match] = []
+    window: list[re.Match] = []
+    for m in _TOKEN.finditer(folded):
+        if window:
+            window.append(m)
+            if len(window) == size:
+                break
+        elif m.group() in wanted:
+            window = before[-3:] + [m]
+        else:
+            before = before[-2:] + [m]
+    if not window:  # (none of its words: the start of the text)
+        window = list(itertools.islice(_TOKEN.finditer(folded), size))
+    if not window:
+        return ""
+    out, pos = [], window[0].start()
+    for m in window:
+        out.append(text[pos : m.start()])
+        word = text[m.start() : m.end()]
+        out.append(f"{START}{word}{END}" if m.group() in wanted else word)
+        pos = m.end()
+    body = "".join(out)
+    head = "…" if _TOKEN.search(folded, 0, window[0].start()) else ""
+    tail = "…" if _TOKEN.search(folded, window[-1].end()) else ""
+    return head + body + tail
 
 
 def _snippet_html(snippet: str) -> Markup:
