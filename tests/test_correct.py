@@ -94,6 +94,19 @@ def test_a_reading_whose_accent_alone_is_in_doubt_is_made(res, printed, expected
     assert (text, [(e.fix, e.confidence) for e in edits]) == (expected, [("clean.context_nonword", 0.6)])
 
 
+def test_a_rarer_word_one_cheap_confusion_away_is_made_down_to_the_prior_floor(res):
+    """An unknown word's reading is made only if it is at least ``nonword_min_prior``
+    common (2.5): 'diversement' (zipf 2.7) and 'outrepasser' (2.58), a final 't' and 'r'
+    read 'i', are made; 'négligemment' (2.43) and 'hardiment' (2.40) stay as printed,
+    however cheap the reading: rarer words are as often the reading of a name or of
+    debris as the word meant."""
+    assert fixed(res, "Les joueurs comptent diversemeni leurs points.") == \
+        "Les joueurs comptent diversement leurs points."
+    assert fixed(res, "Il faut outrepassei la règle.") == "Il faut outrepasser la règle."
+    for sentence in ("Il joue négligemmeni ses cartes.", "Il joue hardimeni ses cartes."):
+        assert fixed(res, sentence) == sentence
+
+
 def test_a_print_differing_from_its_readings_by_accents_alone_stays(res):
     # 'réprésenté': the letters are right, the accents the printer's; which reading is meant
     # the sentence cannot tell ('représenté', 'représente'), and the print is no OCR error
