@@ -282,7 +282,8 @@ def _mend_inline_breaks(mt: MappedText, lex: Lexicon, s: Hyphens, printed: Count
         # (looked for about the hyphen, not in copies of the text before and after it: a
         # chapter run on in one line has thousands of hyphens)
         left_word = _WORD_BEFORE.search(mt.text, max(0, m.end(1) - _LONGEST_WORD), m.end(1))
-        right_word = _WORD_AT.match(mt.text, m.end(), m.end() + _LONGEST_WORD)  # (a chain of hyphened pieces: read to its end at each)
+        # (within a word's length: a chain of hyphened pieces, "a-a-a-…", was read to its end at each hyphen)
+        right_word = _WORD_AT.match(mt.text, m.end(), m.end() + _LONGEST_WORD)
         if not left_word or not right_word:
             continue
         left, right = left_word.group(), right_word.group().lstrip("^")
