@@ -751,10 +751,10 @@ def test_the_counts_an_edit_moves_are_those_read_otherwise_now(tmp_path):
     assert moved["clean.counts"] < delta["clean.counts"]
 
 
-# a.txt misprints 'cartes' once, in its second paragraph of three: 'cartez', which the engine corrects
+# a.txt misprints 'temps' once, in its second paragraph of three: 'tempz', which the engine corrects
 PARAGRAPHS = {
     "a.txt": "1. Au piquet, le premier en cartes écarte cinq cartes, et le second trois.\n\n"
-             "2. Celui qui gagne le cartez marque deux points.\n\n3. Le talon garde huit cartes.\n",
+             "2. Celui qui gagne le tempz marque deux points.\n\n3. Le talon garde huit cartes.\n",
     "b.txt": BOOK["b.txt"],
     "c.txt": BOOK["c.txt"],
 }
@@ -762,10 +762,11 @@ PARAGRAPHS = {
 
 @pytest.mark.slow  # four builds of three short chapters, and two afresh
 def test_a_chapter_cleaned_again_takes_the_paragraphs_the_change_left_alone_as_they_were(tmp_path):
-    """c.txt's 'reçoit' made 'cartez': printed twice, 'cartez' is a word of the book
+    """c.txt's 'reçoit' made 'tempz': printed twice, 'tempz' is a word of the book
     (an unknown word it prints again and again, dearer to explain than the OCR's
-    commonest confusions), so a.txt, which read its count, is cleaned again; of its
-    paragraphs, the one that read the count is cleaned anew (and now keeps 'cartez'),
+    commonest confusions, and whose reading *temps* the book does not print: no
+    misreading made again), so a.txt, which read its count, is cleaned again; of its
+    paragraphs, the one that read the count is cleaned anew (and now keeps 'tempz'),
     the two that did not are taken from the cache as they were. Without the record of
     what each paragraph read (damaged), the chapter is cleaned whole: the same database."""
     corpus = _written(tmp_path, PARAGRAPHS)
@@ -778,19 +779,19 @@ def test_a_chapter_cleaned_again_takes_the_paragraphs_the_change_left_alone_as_t
             return conn.execute("SELECT text_clean FROM passages WHERE text_raw LIKE '2. Celui qui gagne%'").fetchone()[0]
 
     assert build(corpus, db).paragraphs_kept == 0
-    assert second(db) == "2. Celui qui gagne le cartes marque deux points."
-    _edit(corpus / "c.txt", "reçoit", "cartez")
+    assert second(db) == "2. Celui qui gagne le temps marque deux points."
+    _edit(corpus / "c.txt", "reçoit", "tempz")
     again = build(corpus, db)
     assert (again.cached, again.paragraphs_kept) == (1, 2)  # b.txt; a.txt's first and third paragraphs
-    assert second(db) == "2. Celui qui gagne le cartez marque deux points."
+    assert second(db) == "2. Celui qui gagne le tempz marque deux points."
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
     for side in (db.parent / "cache").glob("*/*.paragraphs"):
         side.write_bytes(side.read_bytes()[:-1] + b"x")
-    _edit(corpus / "c.txt", "cartez", "reçoit")
+    _edit(corpus / "c.txt", "tempz", "reçoit")
     back = build(corpus, db)
     assert (back.cached, back.paragraphs_kept) == (2, 0)  # b.txt, and c.txt as the first build made it
-    assert second(db) == "2. Celui qui gagne le cartes marque deux points."
+    assert second(db) == "2. Celui qui gagne le temps marque deux points."
     assert_same_database(db, _afresh(corpus, tmp_path / "b"))
 
 
@@ -851,7 +852,7 @@ def test_past_the_limit_of_reads_kept_a_chapter_cleaned_again_is_cleaned_whole(t
     db = tmp_path / "out" / "academie.db"
     build(corpus, db)
     monkeypatch.setattr(pipeline.build, "KNOWN_READS_LIMIT", 0)
-    _edit(corpus / "c.txt", "reçoit", "cartez")
+    _edit(corpus / "c.txt", "reçoit", "tempz")
     again = build(corpus, db)
     assert (again.cached, again.paragraphs_kept) == (1, 0)
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
@@ -861,23 +862,23 @@ def test_past_the_limit_of_reads_kept_a_chapter_cleaned_again_is_cleaned_whole(t
 def test_an_edit_early_in_a_chapter_leaves_the_later_paragraphs_as_cleaned(tmp_path):
     """A space added in a.txt's first paragraph moves its second and third by one
     character of the raw text: they are taken as cleaned before all the same, their
-    corrections' raw offsets moved with them ('cartez' → 'cartes' now at 99, not 98: the raw
+    corrections' raw offsets moved with them ('tempz' → 'temps' now at 99, not 98: the raw
     text's offsets)."""
     import sqlite3
 
     corpus = _written(tmp_path, PARAGRAPHS)
     db = tmp_path / "out" / "academie.db"
 
-    def cartez(path: Path) -> tuple:
+    def tempz(path: Path) -> tuple:
         with sqlite3.connect(path) as conn:
-            return conn.execute("SELECT start, \"end\", before, after FROM corrections WHERE before = 'cartez'").fetchone()
+            return conn.execute("SELECT start, \"end\", before, after FROM corrections WHERE before = 'tempz'").fetchone()
 
     build(corpus, db)
-    assert cartez(db) == (98, 104, "cartez", "cartes")
+    assert tempz(db) == (98, 103, "tempz", "temps")
     _edit(corpus / "a.txt", "écarte cinq", "écarte  cinq")
     again = build(corpus, db)
     assert (again.cached, again.paragraphs_kept) == (2, 2)  # b.txt and c.txt; a.txt's second and third paragraphs
-    assert cartez(db) == (99, 105, "cartez", "cartes")
+    assert tempz(db) == (99, 104, "tempz", "temps")
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
 
 

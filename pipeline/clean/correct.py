@@ -1144,7 +1144,7 @@ class Corrector:
         period capitalised its nouns)."""
         s = self.settings
         return (
-            not (recurrent and cost > s.recurrent_max_cost)
+            not (recurrent and cost > s.recurrent_max_cost and not self._misread_again(lower, word, ctx))
             and cost <= s.nonword_max_cost
             and self.prior(word, ctx, capped=True) >= s.nonword_min_prior
             and score >= s.nonword_min_score
@@ -1156,6 +1156,16 @@ class Corrector:
             # a word in capitals, a title's or a name's ('JULIART'), as a common word only
             and (not _in_capitals(printed) or self.common_word(word))
         )
+
+    def _misread_again(self, lower: str, word: str, ctx: BookContext) -> bool:
+        """Whether an unknown word the book prints again and again is the same misreading
+        made again, not a word of the book ('robre'): the Littré never prints it
+        (``recurrent_min_littre``), and the book prints the reading ('convena', twice,
+        where the book prints *convenu*)."""
+        from .sequence import SequenceModel, normal_of
+
+        return (ctx.counts.get(word.lower(), 0) > 0
+                and SequenceModel.default().count(normal_of(lower)) < self.settings.recurrent_min_littre)
 
     def common_word(self, word: str) -> bool:
         """Whether a word is common (``capital_word_min_zipf``) and a word of the period's

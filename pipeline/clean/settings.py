@@ -79,6 +79,7 @@ class CorrectorSettings:
     realword_suggestion: float
     nonword_suggestion: float
     recurrent_max_cost: float
+    recurrent_min_littre: int
     capital_word_max_cost: float
     capital_word_min_zipf: float
     capital_word_min_littre: int

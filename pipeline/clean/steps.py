@@ -311,10 +311,13 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
     spelling of the period without it ('pouvo.it', pouvoit, whose 'it' is not 'il': the
     segmentation joins them; in 'ii.reco…' the speck is a space, and 'ii' is 'il'), or
     joined by a hyphen to a piece that is no word and that the engine cannot read as one
-    ('prèfëi-eDce', préférence, whose first piece is not 'préfet')."""
+    ('prèfëi-eDce', préférence, whose first piece is not 'préfet'), or a space apart from
+    a piece it makes a word with ('Car dinal': ``_split_by_a_space``)."""
     word, start, end = tokens[k]
     lex = ctx.corrector.lexicon
     if _hyphened_piece(text, start, end, lex):
+        return True
+    if _split_by_a_space(text, tokens, k, lex, ctx.settings.joined_words.neighbour_zipf):
         return True
     for a, b in ((k, k + 1), (k - 1, k)):
         if a >= 0 and b < len(tokens) and tokens[b][0][0].islower() \
@@ -328,6 +331,22 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
         return False  # (a word the web misspells is no word: wordfreq knows 'edce')
     d = ctx.corrector.decide(partner, ctx.book)
     return d is None or not d.applied
+
+
+def _split_by_a_space(text: str, tokens: list[tuple[str, int, int]], k: int, lex, least: float) -> bool:
+    """Whether the k-th token run together with the word before or after it, one space
+    apart, is a word the lexicon knows as it is (not by its variants: 'II y' is no
+    word), at least ``least`` common: 'Car dinal', whose 'dinal' is no 'final', and
+    'ci toyens', which the sentence joins."""
+    word, start, end = tokens[k]
+    if k > 0:
+        before, _, before_end = tokens[k - 1]
+        if text[before_end:start] == " " and before.isalpha() and lex.zipf((before + word).lower()) >= least:
+            return True
+    if k + 1 < len(tokens):
+        after, after_start, _ = tokens[k + 1]
+        return text[end:after_start] == " " and after.isalpha() and lex.zipf((word + after).lower()) >= least
+    return False
 
 
 def _hyphen_partner(text: str, tokens: list[tuple[str, int, int]], k: int) -> str | None:
