@@ -312,12 +312,13 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
     segmentation joins them; in 'ii.reco…' the speck is a space, and 'ii' is 'il'), or
     joined by a hyphen to a piece that is no word and that the engine cannot read as one
     ('prèfëi-eDce', préférence, whose first piece is not 'préfet'), or a space apart from
-    a piece it makes a word with ('Car dinal': ``_split_by_a_space``)."""
+    a piece it makes a word with, as the lexicon knows it (not by its variants: 'II y' is
+    no word): 'Car dinal', whose 'dinal' is no 'final'; 'ci toyens', which the sentence joins."""
     word, start, end = tokens[k]
     lex = ctx.corrector.lexicon
     if _hyphened_piece(text, start, end, lex):
         return True
-    if _split_by_a_space(text, tokens, k, lex, ctx.settings.joined_words.neighbour_zipf):
+    if _joins_a_neighbour(text, tokens, k, lex.zipf, ctx.settings.joined_words.neighbour_zipf, _SPACE):
         return True
     for a, b in ((k, k + 1), (k - 1, k)):
         if a >= 0 and b < len(tokens) and tokens[b][0][0].islower() \
@@ -331,22 +332,6 @@ def _piece_of_a_broken_word(text: str, tokens: list[tuple[str, int, int]], k: in
         return False  # (a word the web misspells is no word: wordfreq knows 'edce')
     d = ctx.corrector.decide(partner, ctx.book)
     return d is None or not d.applied
-
-
-def _split_by_a_space(text: str, tokens: list[tuple[str, int, int]], k: int, lex, least: float) -> bool:
-    """Whether the k-th token run together with the word before or after it, one space
-    apart, is a word the lexicon knows as it is (not by its variants: 'II y' is no
-    word), at least ``least`` common: 'Car dinal', whose 'dinal' is no 'final', and
-    'ci toyens', which the sentence joins."""
-    word, start, end = tokens[k]
-    if k > 0:
-        before, _, before_end = tokens[k - 1]
-        if text[before_end:start] == " " and before.isalpha() and lex.zipf((before + word).lower()) >= least:
-            return True
-    if k + 1 < len(tokens):
-        after, after_start, _ = tokens[k + 1]
-        return text[end:after_start] == " " and after.isalpha() and lex.zipf((word + after).lower()) >= least
-    return False
 
 
 def _hyphen_partner(text: str, tokens: list[tuple[str, int, int]], k: int) -> str | None:
@@ -771,7 +756,7 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre', or in capitals
         if littre.count(word.lower()) >= js.littre_min_count:
             continue  # a word of the language the lexicon knows too little ('artistement')
-        if _joins_a_neighbour(text, tokens, k, lex, js.neighbour_zipf) or _hyphened_piece(text, start, end, lex):
+        if _joins_a_neighbour(text, tokens, k, lex.best_zipf, js.neighbour_zipf) or _hyphened_piece(text, start, end, lex):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
         partner = _hyphen_partner(text, tokens, k)
         if partner is not None and not one_word(partner, lex):
@@ -813,18 +798,23 @@ def _may_pair(small: frozenset[str], min_length: int, a: str, b: str) -> bool:
     return a.lower() in small or b.lower() in small or min(len(a), len(b)) >= min_length
 
 
-def _joins_a_neighbour(text: str, tokens: list, k: int, lex, least: float) -> bool:
-    """Whether token k run together with the word before or after it, a space or a
-    hyphen apart (a line's end the print kept: 'l'ad-versaire'), is a word at least
-    ``least`` common."""
+_SPACE = (" ",)
+_SPACE_OR_HYPHEN = (" ", "-")
+
+
+def _joins_a_neighbour(text: str, tokens: list, k: int, zipf: Callable[[str], float], least: float,
+                       between: tuple[str, ...] = _SPACE_OR_HYPHEN) -> bool:
+    """Whether token k run together with the word before or after it, ``between`` apart
+    (a space, or a hyphen: a line's end the print kept, 'l'ad-versaire'), is a word at
+    least ``least`` common, as ``zipf`` (the lexicon's, with or without its variants) says."""
     word, start, end = tokens[k]
     if k > 0:
         before, _, before_end = tokens[k - 1]
-        if text[before_end:start] in (" ", "-") and before.isalpha() and lex.best_zipf(before + word) >= least:
+        if text[before_end:start] in between and before.isalpha() and zipf(before + word) >= least:
             return True
     if k + 1 < len(tokens):
         after, after_start, _ = tokens[k + 1]
-        return text[end:after_start] in (" ", "-") and after.isalpha() and lex.best_zipf(word + after) >= least
+        return text[end:after_start] in between and after.isalpha() and zipf(word + after) >= least
     return False
 
 
