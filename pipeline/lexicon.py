@@ -69,6 +69,14 @@ class Lexicon:
         self.pronouns = {w.lower() for w in hy["pronouns"]}
         self.hyphen_linking = {w.lower() for w in hy["linking"]}
         self.compounds = {w.lower().replace("’", "'") for w in hy["compounds"]}
+        verbs = data.get("verbs", {})  # (a made lexicon may have none)
+        # longest first: 'donnèrent' ends in 'èrent', not in a stem 'donnèren' and 't'
+        self._printed_endings = sorted(verbs.get("printed_endings", ()), key=len, reverse=True)
+        self._read_endings = frozenset(verbs.get("read_endings", ()))
+        self._conjugation = sorted(verbs.get("conjugation", ()), key=len, reverse=True)
+        self.bound_prefixes = frozenset(w.lower() for w in data.get("prefixes", {}).get("bound", ()))
+        self._infinitive_zipf = float(verbs.get("infinitive_zipf", 0.0))
+        self._reading_above_infinitive = float(verbs.get("reading_above_infinitive", 0.0))
         self._period_memo: dict[str, bool] = {}
         self._best_memo: dict[str, float] = {}
         self._zipf_memo: dict[str, float] = {}
@@ -120,6 +128,42 @@ class Lexicon:
     def trim(self) -> None:
         """Its memos kept to a size (pipeline/memos.py)."""
         memos.trim(self._best_memo, self._modern_memo, self._zipf_memo)
+
+    def another_tense(self, printed: str, reading: str) -> bool:
+        """Whether ``printed`` is the passé simple or the future of a first-group verb
+        the lexicon knows and ``reading`` that verb's present or infinitive ('rapprocha',
+        'rapproche'; 'attachera', 'attacher'): two tenses of one verb, which only the
+        narrative tells apart (lexicon.toml, [verbs])."""
+        p, r = printed.lower(), reading.lower()
+        stem = self._verb_stem(p, self._printed_endings)
+        if stem is None or not r.startswith(stem) or r[len(stem):] not in self._read_endings:
+            return False
+        infinitive = self.zipf(stem + "er")
+        return infinitive >= self._infinitive_zipf and self.zipf(r) <= infinitive + self._reading_above_infinitive
+
+    def verb_form(self, word: str) -> bool:
+        """Whether the word is a form of a first-group verb the lexicon knows, a stem and
+        an ending of its conjugation ('repasseront', 'constataient'), though the lexicon
+        may lack the form itself (lexicon.toml, [verbs])."""
+        stem = self._verb_stem(word.lower(), self._conjugation)
+        return stem is not None and self.zipf(stem + "er") >= self._infinitive_zipf
+
+    @staticmethod
+    def _verb_stem(word: str, endings: list[str]) -> str | None:
+        """The stem of a first-group verb the word is, with the first of ``endings`` (the
+        longest first) it ends in: the stem as its infinitive spells it, whose c is a
+        ç and whose g is a ge before a and o ('commença', 'mangeait')."""
+        for ending in endings:
+            if word.endswith(ending) and len(word) > len(ending) + 1:
+                stem = word[: -len(ending)]
+                break
+        else:
+            return None
+        if stem.endswith("ç"):
+            return stem[:-1] + "c"
+        if stem.endswith("ge") and ending[0] in "aâo":
+            return stem[:-1]
+        return stem
 
     def known(self, word: str, min_zipf: float = 1.0) -> bool:
         """Known as written, as a period spelling, or with its long s restored."""

@@ -71,6 +71,49 @@ def test_real_words_read_in_context(res, printed, expected):
     assert {e.fix for e in edits} <= {"clean.context_word"}
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # a verb's passé simple or future, which the word pairs read as its present or its
+    # infinitive (a for e, a letter lost: cheap glyphs): the narrative's tense decides,
+    # which they do not see; the print stands
+    ("Le joueur se rapprocha de la table et prit ses cartes.", "Le joueur se rapprocha de la table et prit ses cartes."),
+    ("Il ne s'y trompa point, et joua cœur.", "Il ne s'y trompa point, et joua cœur."),
+    ("Le joueur s'inclina de nouveau.", "Le joueur s'inclina de nouveau."),
+    ("Il nous rapprocha du but.", "Il nous rapprocha du but."),
+    ("La République s'attachera à confirmer ces résultats.", "La République s'attachera à confirmer ces résultats."),
+    # … a word that is chiefly another one than that verb's present is still read
+    # ('contre', a preposition, not a form of 'contrer')
+    ("Il joue contra son voisin.", "Il joue contre son voisin."),
+])
+def test_a_verbs_passe_simple_or_future_is_not_read_as_another_tense(res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
+@pytest.mark.parametrize("printed,reading,same_verb", [
+    ("rapprocha", "rapproche", True),
+    ("donnèrent", "donnent", True),  # the longest ending: 'èrent', not 'a'
+    ("commença", "commence", True),  # the stem's ç before a is its c before e
+    ("mangea", "mange", True),  # … and its ge its g
+    ("attachera", "attacher", True),  # the future, and the infinitive
+    ("attacherai", "attache", True),
+    ("rapprocha", "rapprochait", False),  # the imperfect: neither present nor infinitive
+    ("contra", "contre", False),  # 'contre' far commoner than 'contrer'
+    ("filla", "fille", False),  # no verb 'filler'
+    ("la", "le", False),  # no stem
+])
+def test_which_readings_are_another_tense_of_the_printed_verb(res, printed, reading, same_verb):
+    assert res.lexicon.another_tense(printed, reading) is same_verb
+
+
+@pytest.mark.parametrize("word,verb", [
+    ("repasseront", True), ("constataient", True), ("commençoit", True), ("mangeaient", True),
+    ("jouerle", False),  # no ending of a verb: 'jouer' and 'le'
+    ("quela", False),  # 'queler' is no verb
+    ("estla", False),  # 'est' and 'la': 'estler' is no verb
+])
+def test_which_tokens_are_a_known_verbs_form(res, word, verb):
+    assert res.lexicon.verb_form(word) is verb
+
+
 @pytest.mark.parametrize("printed,expected,fix", [
     # several confusions in one word: too dear alone, called for by the sentence
     ("Il doit jouer une pelile carte de la couleur.", "Il doit jouer une petite carte de la couleur.",
@@ -603,6 +646,13 @@ def test_the_next_word_calls_for_the_s_reading_even_printed_with_its_own_long_s(
     # a name in capitals, and a capital inside a part, which is debris ('maîtresse sI')
     ("Un tableau peint par DESMAISONS sur toile.", "Un tableau peint par DESMAISONS sur toile."),
     ("Il joue mal, et sa maîtressesI le regarde.", "Il joue mal, et sa maîtressesI le regarde."),
+    # a form of a verb the lexicon knows, which it lacks itself: one word ('repas seront',
+    # 'constat aient'), where two words run together are still parted ('jouer le', 'que la')
+    ("Les joueurs repasseront la carte au voisin.", "Les joueurs repasseront la carte au voisin."),
+    ("Les joueurs constataient la perte du coup.", "Les joueurs constataient la perte du coup."),
+    ("Il faut jouerle premier coup, et quela partie commence.", "Il faut jouer le premier coup, et que la partie commence."),
+    # a prefix no French prints alone, and its word: one word ('anti française')
+    ("Une ligue antifrançaise et interfédérale joue.", "Une ligue antifrançaise et interfédérale joue."),
 ])
 def test_words_run_together_are_parted_with_a_space_or_the_compound_s_hyphen(res, printed, expected):
     assert fixed(res, printed) == expected

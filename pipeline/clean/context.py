@@ -202,8 +202,10 @@ class ContextReader:
                         cands.add(c)
             # (sorted: which of two as frequent is kept, and in what order they are weighed,
             # must not hang on the order of a set, which changes with the process's hash seed)
+            # (accents alone: period spelling; a verb's passé simple no misread present, lexicon.toml [verbs])
+            tense = self.lexicon.another_tense
             cands = [c for c in _commonest_spellings(sorted(cands), index, self.sequence.model.alias, self._alone())
-                     if c != lower and index.folded[c] != folded]  # accents alone: period spelling
+                     if c != lower and index.folded[c] != folded and not tense(lower, c)]
             # the channel's cost is dear to compute: only for the likeliest few, ranked
             # by frequency less a cost per letter changed
             if len(cands) > st.max_candidates:
