@@ -716,20 +716,6 @@ def test_a_capitalised_noun_inside_a_sentence_is_read_with_its_capital_where_a_c
     assert fixed(res, printed) == expected
 
 
-def test_a_capital_misread_as_another_capital_keeps_its_capital(res):
-    # 'E' for 'F' is a capital misread as a capital: the name is *France*, not 'france'
-    # (until 2026-12-08 a changed capital inside a sentence was given in small letters)
-    text, edits = fix_and_explain("Le traité entre la Erance et l'Angleterre fut signé.", res)
-    assert (text, [(e.before, e.after, e.fix) for e in edits]) == (
-        "Le traité entre la France et l'Angleterre fut signé.", [("Erance", "France", "clean.non_word")])
-    # a capital the channel lists as a small letter's misreading is read as that letter
-    from pipeline.clean.correct import _cased
-
-    model = corrector(res).model
-    assert model.misread_capital("Tor", "l'or")
-    assert (_cased("l'or", "Tor", False, model), _cased("france", "Erance", False, model)) == ("l'or", "France")
-
-
 @pytest.mark.parametrize("printed,expected", [
     # a word printed in capitals is read against its readings in capitals: its case is no
     # misreading (each letter's case was priced as one, and no such word was ever read)

@@ -531,8 +531,8 @@ class ContextReader:
                 return None
             cap = st.accent_doubt_confidence
         confidence = max(0.05, min(cap, 0.5 + 0.1 * (min(score - runner_up, 4.0) - st.nonword_lead)))
-        return ContextDecision(_cased(best, printed, sentence_start, self.corrector.model), cost, round(confidence, 3),
-                               True, "clean.context_nonword")
+        return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), True,
+                               "clean.context_nonword")
 
     def _elided(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
         """A capitalised word inside a sentence read as "l'" and a word ("l'or" printed

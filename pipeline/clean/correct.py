@@ -1202,7 +1202,7 @@ class Corrector:
             return None
         confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
         fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
-        return Decision(_cased(best, printed, sentence_start, self.model), cost, round(confidence, 3), ok, fix, tied)
+        return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix, tied)
 
 
 def _prior_loop(words: list[str], zs: list[float], counted, count, asked: dict | None, term_set, log2: list[float],
@@ -1342,11 +1342,7 @@ def _only_first_changed(lower: str, word: str) -> bool:
     return lower[1:] == word[1:] or lower[2:] == word[1:] or lower[1:] == word[2:]
 
 
-def _cased(candidate: str, printed: str, sentence_start: bool, model: ChannelModel | None = None) -> str:
-    """The reading with the print's case. A capital read as another letter keeps its
-    capital where ``model``, the channel, does not list it as that small letter misread
-    ('Erance' is *France*, a capital misread as a capital; 'Loule' *boule*, the L a b's
-    misreading); without the channel, it keeps it at a sentence's start only."""
+def _cased(candidate: str, printed: str, sentence_start: bool) -> str:
     if len(printed) > 2 and printed.isupper():
         return candidate.upper()
     # an elided article the OCR ran into one glyph keeps the capital the word after it
@@ -1357,8 +1353,7 @@ def _cased(candidate: str, printed: str, sentence_start: bool, model: ChannelMod
             and printed[cut - len(candidate)].isupper():
         candidate = candidate[:cut] + candidate[cut].upper() + candidate[cut + 1:]
     if printed[:1].isupper():
-        if printed[:1].lower() == candidate[:1] or sentence_start or (
-                model is not None and not model.misread_capital(printed, candidate)):
+        if printed[:1].lower() == candidate[:1] or sentence_start:
             return candidate[:1].upper() + candidate[1:]
     return candidate
 
