@@ -73,6 +73,7 @@ class Lexicon:
         # longest first: 'donnèrent' ends in 'èrent', not in a stem 'donnèren' and 't'
         self._printed_endings = sorted(verbs.get("printed_endings", ()), key=len, reverse=True)
         self._read_endings = frozenset(verbs.get("read_endings", ()))
+        self._printed_last = frozenset(e[-1] for e in self._printed_endings)
         self._conjugation = sorted(verbs.get("conjugation", ()), key=len, reverse=True)
         self.bound_prefixes = frozenset(w.lower() for w in data.get("prefixes", {}).get("bound", ()))
         self._infinitive_zipf = float(verbs.get("infinitive_zipf", 0.0))
@@ -135,6 +136,8 @@ class Lexicon:
         'rapproche'; 'attachera', 'attacher'): two tenses of one verb, which only the
         narrative tells apart (lexicon.toml, [verbs])."""
         p, r = printed.lower(), reading.lower()
+        if p[:1] != r[:1] or p[-1:] not in self._printed_last:
+            return False  # (asked of each reading of each known word: most are no two forms of one verb)
         stem = self._verb_stem(p, self._printed_endings)
         if stem is None or not r.startswith(stem) or r[len(stem):] not in self._read_endings:
             return False
