@@ -41,7 +41,11 @@ two, and a reading of 'seulement' counted two right words broken). A hyphen of t
 two words of the period's language (each printed 50 times in the Littré) that run
 together make none (the Littré prints it fewer than 3 times, the web's is rare) is a compound's and is kept ('lui-même', 'demi-figure'; until
 2026-12-07 these were made one word too, 'luimême', which no reading text has: 170 of
-the half read's words "left wrong" were such). The data is not in the project (the BnF's condition of
+the half read's words "left wrong" were such). With ``--learn``, the books are cleaned with the channel ``academie learn --corpus``
+would learn from them: the project's aligned word pairs (without the book measured, if
+it is one of them) and the books' own fixes of high confidence, cleaned again round after
+round; their gold is never read, so this measures what a library's owner gets by
+learning the channel from their own books. The data is not in the project (the BnF's condition of
 use is non-commercial); it is public, e.g. in the repository
 impresso/llm-transcript-postcorrection, data/datasets/ocr/original/icdar-2017.
 """
@@ -73,6 +77,9 @@ def main() -> None:
     ap.add_argument("--as-corpus", action="store_true",
                     help="clean them as the chapters of a corpus of these books (each headed with its book's "
                          "name, as an export heads them): its counts the book's, a book's chapters judged together")
+    ap.add_argument("--learn", action="store_true",
+                    help="clean with a channel learned from the project's aligned word pairs and these books' own "
+                         "fixes of high confidence, round after round (`academie learn --corpus` of them; no gold)")
     args = ap.parse_args()
     if not args.aligned.exists():
         sys.exit(f"{args.aligned}: no such file (aligned paragraphs of another book; see this script's docstring)")
@@ -118,6 +125,15 @@ def main() -> None:
         res = Resources(folder if args.as_corpus else args.corpus)
         from pipeline.clean.book import chapter_context
 
+        if args.learn:
+            learned = learned_channel(folder, exclude=args.aligned.stem)
+            print(f"learned from {', '.join(learned.notes)}")
+            from pipeline.clean.book import corrector
+            from pipeline.clean.correct import ChannelModel
+            from pipeline import data
+
+            corrector(res, ChannelModel(data.load("confusions"), learned.costs()))
+
         for book, group in grouped:
             its_clean, taken = [], []
             for n in range(1, count[book] + 1):
@@ -155,6 +171,19 @@ def main() -> None:
                 what = "left  " if raw_right[j] == clean_right[j] else "fixed " if clean_right[j] else "BROKEN"
                 print(f"  {what} {raw_seen[j]!r} → {clean_seen[j]!r} (proofread {word!r}): "
                       f"{' '.join(g[max(0, j - 4):j + 5])}")
+
+
+def learned_channel(corpus: Path, exclude: str):
+    """The channel ``academie learn --corpus CORPUS`` learns: the project's aligned word
+    pairs (but the book measured, if it is one of them: ``exclude``, its file's stem) and
+    the corpus's own fixes of high confidence, round after round. The gold of the books
+    measured is never read."""
+    from pipeline.clean.learn import aligned_source, default_aligned, learn
+    from pipeline.clean.settings import CleanSettings
+
+    settings = CleanSettings.default().channel
+    sources = [aligned_source(p, settings) for p in default_aligned() if not p.stem.startswith(exclude)]
+    return learn(sources, corpus=corpus, settings=settings)
 
 
 def _chapters(paragraphs: list[dict], size: int) -> list[list[dict]]:
