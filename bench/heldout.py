@@ -15,7 +15,7 @@ say. The proofread side is not a diplomatic transcription (it modernises a littl
 moves punctuation), so a "broken" word may be the proofreader's; ``--broken`` lists
 them to read, and ``--left`` the words the cleaning left wrong (what a rule may be made from).
 
-FILE may instead be a folder of the ICDAR 2017 post-OCR competition's files (its
+FILE may instead be a folder of the ICDAR 2017 (or 2019) post-OCR competition's files (its
 evaluation set's ``fr_monograph``: French books of 1755 to 1944 from the BnF, each
 file an ``[OCR_toInput]`` line, then the OCR and its gold standard aligned character
 by character, ``@`` for a gap and ``#`` where the gold is unknown). ``--dates`` keeps
@@ -45,7 +45,10 @@ the half read's words "left wrong" were such). With ``--learn``, the books are c
 would learn from them: the project's aligned word pairs (without the book measured, if
 it is one of them) and the books' own fixes of high confidence, cleaned again round after
 round; their gold is never read, so this measures what a library's owner gets by
-learning the channel from their own books. The data is not in the project (the BnF's condition of
+learning the channel from their own books. The ICDAR 2019 files (e.g. its French ``FR2``, 50 pages of
+printed books of the 16th to the 19th century) mark a line end's hyphen with a
+non-breaking hyphen (U+2011), the line's break after it kept as a space ('contien‑
+ne'): the word is made one. The data is not in the project (the BnF's condition of
 use is non-commercial); it is public, e.g. in the repository
 impresso/llm-transcript-postcorrection, data/datasets/ocr/original/icdar-2017.
 """
@@ -284,6 +287,13 @@ def icdar_pairs(folder: Path, dates: list[str] | None = None, size: int = 600) -
                         g[i] = "@"  # 'pou ces', 'pou-ces' for the OCR's 'pou-ces'
                     elif o[i + 1] == "@" and o[i + 2].isalpha() and g[i:i + 2] == ["-", " "] and g[i + 2].islower():
                         g[i] = g[i + 1] = "@"  # 'pei- gnoir' for the OCR's 'pei-gnoir'
+            for i in range(1, len(g) - 1):
+                if g[i] == "\u2011" and (g[i - 1].isalpha() or g[i - 1] == "@"):
+                    # the ICDAR 2019 files' line end's hyphen (a non-breaking one), the line's
+                    # break after it kept as a space ('contien‑ ne'): the word is one
+                    g[i] = "@"
+                    if g[i + 1] == " " and i + 2 < len(g) and g[i + 2].islower():
+                        g[i + 1] = "@"
             for i in range(1, len(g) - 1):
                 if g[i] == " " and (g[i - 1].isalpha() or g[i - 1] == "@") and g[i + 1].islower() and line_break(g, i):
                     g[i] = "@"  # 'seu lement': a line's break the export made a space, as the gold keeps it
