@@ -66,7 +66,9 @@ class BookMemo(dict):
         keys, n = self._keys, 0
         reads = []
         for name, read in entry.reads:
-            reads.append((name, tuple(map(keys.setdefault, read, read))))
+            # a mapping's keys are all words or all pairs: a word is one object already
+            # (the index's, the tokens' memo), a pair a tuple made at each read
+            reads.append((name, read if isinstance(read[0], str) else tuple(map(keys.setdefault, read, read))))
             n += len(read)
         entry.reads = tuple(reads)
         self.reads += n

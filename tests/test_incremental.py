@@ -1031,3 +1031,20 @@ def test_a_book_s_chapters_pool_their_long_s_evidence(tmp_path):
     assert again.cached == 1  # c.txt: a.txt read that its book was a long-s printing, and it is no more
     assert "met sa carte fous la figure" in _clean_texts(db)["a.txt"]
     assert_same_database(db, _afresh(corpus, tmp_path / "a"))
+
+
+def test_a_book_memo_keeps_one_object_for_each_pair_read_and_counts_every_read():
+    """A decision's reads as a book's memo keeps them (``memos.BookMemo.kept``): a pair
+    read by two decisions, each made a tuple of its own, is kept as one object; a word,
+    one object already (the index's, the tokens' memo), is kept as read; every read is
+    counted against ``READS_LIMIT``."""
+    from pipeline.memos import BookMemo
+    from pipeline.resources import Noted
+
+    memo = BookMemo(())
+    word = "".join(["car", "te"])  # (a string of its own, as a read word is)
+    first = memo.kept(Noted(1, (("clean.counts", (word, "roi")), ("pairs", (("la", "carte"),))), (), None))
+    second = memo.kept(Noted(2, (("pairs", (("la", "carte"), ("de", "roi"))),), (), None))
+    assert first.reads[1][1][0] is second.reads[0][1][0]  # the pair, one object
+    assert first.reads[0][1][0] is word  # the word, as read
+    assert memo.reads == 5
