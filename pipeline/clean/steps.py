@@ -764,8 +764,12 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf, together)
         if parts is None or any(p[1:] != p[1:].lower() for p in parts):
             continue  # a capital inside a part is debris, not a word's ('maîtressesI': not 'maîtresse sI')
-        if parts[0].lower() in lex.bound_prefixes or lex.verb_form(word):
-            continue  # a prefix and its word ('antifrançaise'), a verb's form the lexicon lacks ('repasseront'): one word
+        if parts[0].lower() in lex.bound_prefixes or lex.verb_form(word) \
+                or any(littre.count(v) >= js.littre_min_count for v in lex.period_modern(word.lower())):
+            # a prefix and its word ('antifrançaise'), a verb's form the lexicon lacks
+            # ('repasseront'), the period's spelling of a word the Littré prints
+            # ('croissoit'; wordfreq's 'laloi', a typo of the web, it never prints): one word
+            continue
         # a misread single word is the corrector's, not two words
         d = ctx.corrector.decide(word, ctx.book)
         if d is not None and d.cost <= js.corrector_max_cost:
