@@ -754,8 +754,12 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
             continue  # the book's own word, a term no lexicon knows ('a surcase' in a book on trictrac)
         if word.isupper() or word[0].isupper() and word[1:].islower() and not _opens_sentence(text, start, lex.titles):
             continue  # a name inside a sentence ('de Lepeintre des Roches'), not 'Le peintre', or in capitals
-        if littre.count(word.lower()) >= js.littre_min_count:
-            continue  # a word of the language the lexicon knows too little ('artistement')
+        low = word.lower()
+        if any(littre.count(v) >= js.littre_min_count for v in (low, *lex.period_modern(low))):
+            # a word of the language the lexicon knows too little ('artistement'), or the
+            # period's spelling of one ('croissoit'; wordfreq's 'laloi', a typo of the web
+            # the Littré never prints, keeps no 'laloy' whole)
+            continue
         if _joins_a_neighbour(text, tokens, k, lex.best_zipf, js.neighbour_zipf) or _hyphened_piece(text, start, end, lex):
             continue  # 'l'ad versaire': the first half of a word parted, not 'vers aire'
         partner = _hyphen_partner(text, tokens, k)
@@ -764,12 +768,8 @@ def _joined_words(text: str, ctx: CleanContext) -> Iterable[Edit]:
         parts = _parted(word, part, pair, lex.best_zipf, js.three_part_zipf, together)
         if parts is None or any(p[1:] != p[1:].lower() for p in parts):
             continue  # a capital inside a part is debris, not a word's ('maîtressesI': not 'maîtresse sI')
-        if parts[0].lower() in lex.bound_prefixes or lex.verb_form(word) \
-                or any(littre.count(v) >= js.littre_min_count for v in lex.period_modern(word.lower())):
-            # a prefix and its word ('antifrançaise'), a verb's form the lexicon lacks
-            # ('repasseront'), the period's spelling of a word the Littré prints
-            # ('croissoit'; wordfreq's 'laloi', a typo of the web, it never prints): one word
-            continue
+        if parts[0].lower() in lex.bound_prefixes or lex.verb_form(word):
+            continue  # a prefix and its word ('antifrançaise'), a verb's form the lexicon lacks ('repasseront'): one word
         # a misread single word is the corrector's, not two words
         d = ctx.corrector.decide(word, ctx.book)
         if d is not None and d.cost <= js.corrector_max_cost:
