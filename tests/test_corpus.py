@@ -165,6 +165,10 @@ def test_a_paragraph_never_ends_on_de(db):
     # the long s of 'soit' ('foit', which the period's oi would make 'fait' too), twice
     "Supposons que ce soit Pierre, & que le nombre des joueurs soit tel qu’on voudra.",
     "celui qui a quinze premier est mis hors du coup",  # 'pr^ier': the speck a blot over two letters
+    # a small letter printed as a capital inside a sentence: 'Ja', 'Jes', 'Lien'
+    "compter après qu'on a joué la première carte.",
+    "l'as et toutes les grosses cartes",
+    "on a encore bien plus de facilité",
 ])
 def test_page_text_read_in_context(db, fragment):
     assert len(passages_with(db, fragment)) == 1

@@ -705,6 +705,29 @@ def test_a_capital_inside_a_sentence_read_as_an_elided_article_when_the_sentence
 
 
 @pytest.mark.parametrize("printed,expected", [
+    # a small letter the OCR printed as a capital inside a sentence, the rest of the word as
+    # printed: read as the common word the sentence calls for
+    ("Il faut jouer Ja première carte de la main.", "Il faut jouer la première carte de la main."),
+    ("On marque Irois points pour le jeu.", "On marque trois points pour le jeu."),
+    ("Il joue encore Lien plus vite que lui.", "Il joue encore bien plus vite que lui."),
+    # an elided word printed with a capital inside a sentence: no sentence prints one there
+    ("Les dames restent pour J'instant sur la bande.", "Les dames restent pour l'instant sur la bande."),
+    ("Le joueur, lui répondit J'officier, a perdu.", "Le joueur, lui répondit l'officier, a perdu."),
+    # traps: a capital after a colon may open a sentence ("J'ai"); a capital's own letter
+    # in small, accented or not, is its case, no misreading ("d'Etat", not "d'état");
+    # names; and a reading the sentence does not call for above the print ("J'as": 'j'as' or "l'as")
+    ("Il dit: J'ai gagné la partie.", "Il dit: J'ai gagné la partie."),
+    ("Le Conseiller d'Etat est venu de l'Eglise.", "Le Conseiller d'Etat est venu de l'Eglise."),
+    ("Il écrit son Evangile à Rome.", "Il écrit son Evangile à Rome."),
+    ("Il parle de Jean et de Tours.", "Il parle de Jean et de Tours."),
+    ("Le joueur qui a J'as de pique gagne.", "Le joueur qui a J'as de pique gagne."),
+])
+def test_a_capital_inside_a_sentence_read_as_a_small_letter_when_the_sentence_calls_for_a_common_word(
+        res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
+@pytest.mark.parametrize("printed,expected", [
     # the period capitalised its nouns: a capitalised word inside a sentence one cheap
     # confusion from a common word, its capital kept, is that word
     ("Le premier Joneur doit couper les cartes.", "Le premier Joueur doit couper les cartes."),

@@ -350,6 +350,8 @@ class ContextReader:
                           printed, prev, nxt, sentence_start)
 
     def _decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
+        if len(printed) == 2 and printed[1] in "'’" and printed[0].isupper() and not sentence_start:
+            return self._capital_elision_read(printed, prev, nxt)
         if not printed.isalpha() or (len(printed) > 1 and printed.isupper()):
             return None
         if len(printed) < 2 and (printed.isupper() or (self._unaccented(printed) is None and printed not in _GRAVE)):
@@ -357,7 +359,7 @@ class ContextReader:
         if printed[0].isupper() and not sentence_start:
             # a name, a player ('C', 'Pierre'): not the sentence's to decide, unless the
             # capital is an elided article the OCR ran into one glyph ('Tor' for "l'or")
-            return self._elided(printed, prev, nxt)
+            return self._capital_read(printed, prev, nxt)
         word = self._words.get(printed)
         if word is None:
             word = self._words[printed] = self._word(printed)
@@ -534,26 +536,63 @@ class ContextReader:
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), True,
                                "clean.context_nonword")
 
-    def _elided(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
-        """A capitalised word inside a sentence read as "l'" and a word ("l'or" printed
-        'Tor': the l and its apostrophe seen as one capital), when the sentence calls for
-        them rather than for the print, as a name or as the word it spells."""
+    def _capital_read(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
+        """A capitalised word inside a sentence whose capital is a misread small glyph:
+        read as "l'" and a word ("l'or" printed 'Tor': the l and its apostrophe seen as
+        one capital), or as the word its first letter makes in small ('les' printed
+        'Jes', 'trois' printed 'Irois'), when the sentence calls for them rather than for
+        the print, as a name or as the word it spells. Only a capital inside a sentence
+        is suspect, and only it: the rest of the word is read as printed."""
         rest = printed[1:]
-        if len(rest) < 2 or not rest.islower() or rest[0] not in _VOWELS or self.index.zipf.get(rest, 0.0) < self.settings.min_zipf:
+        if not rest or not rest.islower():
             return None
-        reading = "l'" + rest
-        cost = self.corrector.model.cost(printed, reading, self.long_s)
-        sg = self.segmentation
-        if cost > sg.max_cost + sg.apostrophe:
+        st, sg, model = self.settings, self.segmentation, self.corrector.model
+        options = []
+        if len(rest) >= 2 and rest[0] in _VOWELS and self.index.zipf.get(rest, 0.0) >= st.min_zipf:
+            reading = "l'" + rest
+            cost = model.cost(printed, reading, self.long_s)
+            if cost <= sg.max_cost + sg.apostrophe:
+                options.append((self._chain(["l'", normal_of(rest)], prev, nxt, False) - st.weight * cost, reading, cost))
+        first = fold_letters(printed[0].lower())
+        for letter in _SMALL_FIRST:
+            reading = letter + rest
+            # (the capital's own letter, accented or not, is its case: 'Etat' is not misread 'état')
+            if fold_letters(letter) == first or self.index.zipf.get(reading, 0.0) < st.capital_small_zipf:
+                continue
+            cost = model.cost(printed, reading, self.long_s)
+            if cost <= sg.max_cost:
+                options.append((self.sequence.around(prev, normal_of(reading), nxt) - st.weight * cost, reading, cost))
+        if not options:
             return None
-        st = self.settings
         # kept as printed: a name, or the word it spells, whose capital must then be explained too
         keep = max(self.sequence.around_unknown(prev, nxt, st.unknown_logp),
                    self.sequence.around(prev, normal_of(printed.lower()), nxt, printed=True)
-                   - st.weight * self.corrector.model.accent_or_case)
-        score = self._chain(["l'", normal_of(rest)], prev, nxt, False) - st.weight * cost
-        d = self._choose([(score, reading, cost)], keep, sg.margin, "clean.context_word", printed, False)
-        return d if d is None else ContextDecision(reading, d.cost, d.confidence, d.applied, d.fix)
+                   - st.weight * model.accent_or_case)
+        d = self._choose(options, keep, sg.margin, "clean.context_word", printed, False)
+        return d if d is None else ContextDecision(options[0][1], d.cost, d.confidence, d.applied, d.fix)
+
+    def _capital_elision_read(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
+        """An elided word printed with a capital inside a sentence ("J'officier"): no
+        sentence prints one there, so its capital is a misread small glyph, read as the
+        elided word the sentence calls for ("l'") rather than as the print in small ("j'")."""
+        st, model = self.settings, self.corrector.model
+        apostrophe = printed[1]
+        first = printed[0].lower()
+        options = []
+        for letter in sorted(_ELIDED):
+            if len(letter) != 1 or letter == first:
+                continue
+            cost = model.cost(printed[0], letter, self.long_s)
+            if cost <= self.segmentation.max_cost:
+                options.append((self.sequence.around(prev, letter + "'", nxt) - st.weight * cost, letter + apostrophe, cost))
+        if not options:
+            return None
+        if first in _ELIDED:
+            keep = self.sequence.around(prev, first + "'", nxt, printed=True) - st.weight * model.accent_or_case
+        else:
+            keep = self.sequence.around_unknown(prev, nxt, st.unknown_logp)
+        d = self._choose(options, keep, self.segmentation.margin, "clean.context_word", printed, False)
+        return d if d is None else ContextDecision(options[0][1], d.cost, d.confidence, d.applied, d.fix)
 
     # -- words joined and parted ------------------------------------------------------------
 
@@ -830,6 +869,8 @@ _PERIOD = object()  # (``ContextReader._word``: a spelling of the period, left a
 
 
 _VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")
+# the small letters a word may open with, each tried for a capital misread inside a sentence
+_SMALL_FIRST = "abcdefghijlmnopqrstuvyzàâçéêîô"
 _APOSTROPHE_SPECKS = frozenset(["^", "'", "’"])  # what parts an elided word from the next, misread or not
 _ELIDED = frozenset(["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"])
 _ONE_LETTER_WORDS = frozenset("aày")  # 'ô', 'o' are interjections, too rare to part a word for

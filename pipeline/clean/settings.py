@@ -136,6 +136,7 @@ class ContextSettings:
     accent_margin: float
     inner_capital_logp: float
     littre_min_count: int
+    capital_small_zipf: float
 
 
 @dataclass(frozen=True)

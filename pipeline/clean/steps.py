@@ -438,8 +438,11 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         nxt = toks[k + 1][0] if k + 1 < len(toks) else "."
         d = None
         # a word standing clear of debris ('rnan^er' is one word the OCR broke, not 'er')
-        clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD)
-        if a >= skip_until and clear and word[-1].isalpha() and not _hyphened_piece(text, a, b, ctx.res.lexicon):
+        # (an elided word is a token before its word: "J'" of "J'officier", its capital the OCR's)
+        elision = len(word) == 2 and word[0].isupper() and word[1] in "'’"
+        clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD or elision)
+        if a >= skip_until and clear and (word[-1].isalpha() or elision) \
+                and not _hyphened_piece(text, a, b, ctx.res.lexicon):
             opens = prev == "." and not _title_before(text, a, titles)
             d = reader.decide(word, prev, nxt, sentence_start=opens)
             if (d is None or not d.applied) and word.isalpha() and ctx.corrector.lexicon.zipf(word) < 1.0:
