@@ -710,17 +710,20 @@ def test_a_capital_inside_a_sentence_read_as_an_elided_article_when_the_sentence
     ("Il faut jouer Ja première carte de la main.", "Il faut jouer la première carte de la main."),
     ("On marque Irois points pour le jeu.", "On marque trois points pour le jeu."),
     ("Il joue encore Lien plus vite que lui.", "Il joue encore bien plus vite que lui."),
+    # J for l, a confusion of the hand table (the corpus's fixes show it, and the newspapers'
+    # misread words four times as often as J for d): 'les' over 'des', as likely there
+    ("Il prend Jes cartes de son adversaire.", "Il prend les cartes de son adversaire."),
     # an elided word printed with a capital inside a sentence: no sentence prints one there
     ("Les dames restent pour J'instant sur la bande.", "Les dames restent pour l'instant sur la bande."),
     ("Le joueur, lui répondit J'officier, a perdu.", "Le joueur, lui répondit l'officier, a perdu."),
+    ("Le joueur qui a J'as de pique gagne.", "Le joueur qui a l'as de pique gagne."),
     # traps: a capital after a colon may open a sentence ("J'ai"); a capital's own letter
     # in small, accented or not, is its case, no misreading ("d'Etat", not "d'état");
-    # names; and a reading the sentence does not call for above the print ("J'as": 'j'as' or "l'as")
+    # and names
     ("Il dit: J'ai gagné la partie.", "Il dit: J'ai gagné la partie."),
     ("Le Conseiller d'Etat est venu de l'Eglise.", "Le Conseiller d'Etat est venu de l'Eglise."),
     ("Il écrit son Evangile à Rome.", "Il écrit son Evangile à Rome."),
     ("Il parle de Jean et de Tours.", "Il parle de Jean et de Tours."),
-    ("Le joueur qui a J'as de pique gagne.", "Le joueur qui a J'as de pique gagne."),
 ])
 def test_a_capital_inside_a_sentence_read_as_a_small_letter_when_the_sentence_calls_for_a_common_word(
         res, printed, expected):

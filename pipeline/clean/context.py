@@ -574,8 +574,11 @@ class ContextReader:
     def _capital_elision_read(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
         """An elided word printed with a capital inside a sentence ("J'officier"): no
         sentence prints one there, so its capital is a misread small glyph, read as the
-        elided word the sentence calls for ("l'") rather than as the print in small ("j'")."""
+        elided word the sentence calls for ("l'") rather than as the print in small ("j'"),
+        before a word the index knows (a piece of a broken word, "J'é crascrai", tells nothing)."""
         st, model = self.settings, self.corrector.model
+        if len(nxt) < 2 or self.index.zipf.get(nxt, 0.0) < st.min_zipf:
+            return None
         apostrophe = printed[1]
         first = printed[0].lower()
         options = []
