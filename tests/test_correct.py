@@ -372,6 +372,19 @@ def test_a_long_s_read_as_another_thin_glyph_in_a_long_s_printing(res):
         "Le tableau est peint sur bois, & on y voit auili un deilin de la même main. Il a des fleurs."
 
 
+def test_a_long_s_read_where_the_sentence_calls_for_it_though_the_chapter_repeats_the_f_word(res):
+    # the chapter prints 'fous' five times and 'sous' never: the OCR's misreading repeated,
+    # no evidence for the f-word; where the sentence calls for the s reading ('pastel sous
+    # glace'), by less than a real word's margin, it is read too
+    chapter = ("Le premier tableau eft connu fous le nom de la Vierge; il eft peint fur toile. Le fecond eft "
+               "connu fous le nom du Berger, & il repréfente un Payfage. Les figures font placées fur un fond "
+               "d'architecture. Le troifiéme eft connu fous le nom de la Chaffe. Un pastel fous glace eft à "
+               "côté, & un deffein fous verre.")
+    text = fixed(res, chapter)
+    assert "Un pastel sous glace est à côté, & un dessein sous verre." in text
+    assert text.count("connu sous le nom") == 3
+
+
 def test_long_s_left_alone_outside_long_s_printings(res):
     # one 'fur' in a chapter printed without the long s is not enough to read it as 'sur'
     assert fixed(res, "Il met sa fourrure de fur et de cuir.") == "Il met sa fourrure de fur et de cuir."

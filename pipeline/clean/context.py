@@ -37,7 +37,7 @@ from ..lexicon import Lexicon
 from .. import derived, memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
-from .correct import (ChannelModel, Corrector, _cased, _lexicon_index, kept_choices, long_s_makes_a_word,
+from .correct import (ChannelModel, Corrector, _cased, _lexicon_index, _long_s_reading, kept_choices, long_s_makes_a_word,
                       period_as_printed, within)
 from .sequence import BookSequence, SequenceModel, normal_of
 from .settings import CleanSettings, ContextSettings, SegmentationSettings
@@ -408,6 +408,12 @@ class ContextReader:
         accent = bare is not None and best == bare
         if accent:
             margin = st.accent_margin  # an accent the print has and the sentence refuses: a speck, or the period's
+        elif known and self.long_s and _long_s_reading(lower, best) == best != "":
+            # in a long-s printing an f is most often an s: a real word whose s reading the
+            # sentence calls for is that reading ('connu fous le nom'), as the corrector reads one
+            # whose s reading is commoner (its margin), and the book's repeating the f-word is
+            # no evidence for it, the OCR's misreading repeated
+            margin = st.long_s_margin
         applied = gain >= margin and ahead >= lead and cost <= max_cost
         if not applied and (gain < st.suggestion_margin or cost > max_cost or accent):
             return None  # (an accent below the margin is most often the period's: not even suggested)

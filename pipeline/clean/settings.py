@@ -137,6 +137,7 @@ class ContextSettings:
     inner_capital_logp: float
     littre_min_count: int
     capital_small_zipf: float
+    long_s_margin: float
 
 
 @dataclass(frozen=True)
