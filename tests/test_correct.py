@@ -383,6 +383,8 @@ def test_a_long_s_read_where_the_sentence_calls_for_it_though_the_chapter_repeat
     text = fixed(res, chapter)
     assert "Un pastel sous glace est à côté, & un dessein sous verre." in text
     assert text.count("connu sous le nom") == 3
+    # the long s alone is the OCR's: the period's accent stays ('troisiéme', not 'troisième')
+    assert "Le troisiéme est connu" in text
 
 
 def test_long_s_left_alone_outside_long_s_printings(res):

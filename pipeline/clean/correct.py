@@ -1201,7 +1201,9 @@ class Corrector:
         if not ok and score < s.nonword_suggestion:
             return None
         confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
-        fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
+        fix = "clean.non_word"
+        if ctx.long_s and best == _long_s_reading(lower, best):
+            fix, best = "clean.long_s", _period_kept(self.lexicon, lower, best)
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix, tied)
 
 
@@ -1305,6 +1307,16 @@ def long_s_makes_a_word(lexicon: Lexicon, lower: str) -> bool:
     """Whether some f of the word read as a long s makes a known word or a spelling of
     the period ('foit': 'soit'; 'fçu': 'sçu')."""
     return any(lexicon.zipf(r) >= 1.0 or lexicon.is_period_form(r) for r in lexicon.long_s_variants(lower))
+
+
+def _period_kept(lexicon: Lexicon, lower: str, best: str) -> str:
+    """The print with only its long s read, where that is the period's spelling of
+    ``best`` ('troifiéme' → 'troisiéme', not 'troisième': the accents are the printer's,
+    the long s alone the OCR's misreading); else ``best``."""
+    for v in lexicon.long_s_variants(lower):
+        if v != best and lexicon.is_period_form(v) and best in lexicon.period_modern(v):
+            return v
+    return best
 
 
 def _long_s_reading(lower: str, best: str) -> str:
