@@ -44,6 +44,20 @@ def _wordfreq_identity() -> str | None:
     return "|".join([derived.file_identity(Path(spec.origin))] + [derived.file_identity(f) for f in files])
 
 
+def _backwards(rule: list[str]):
+    """A period rewrite (pattern → modern) backwards (modern → period, and the letters
+    the period's spelling has that the modern one lacks), for a pattern of
+    plain letters with at most a start anchor, an end anchor or one lookahead after
+    them; None for another (there is none in lexicon.toml today)."""
+    pattern, modern = rule
+    m = regex.fullmatch(r"(\^?)([^\\()\[\]{}.*+?|^$]+)(\$|\(\?=.*\))?", pattern)
+    if m is None or not modern.isalpha():
+        return None
+    start, letters, after = m.groups()
+    # (the letters of the period's spelling the modern one lacks: a print without them is no misreading of it)
+    return regex.compile(start + regex.escape(modern) + (after or "")), letters, frozenset(letters) - frozenset(modern)
+
+
 class Lexicon:
     def __init__(self, frequencies: dict[str, float], data: dict, identity: str | None = None):
         self._freq = frequencies
@@ -58,6 +72,11 @@ class Lexicon:
         self._any_rewrite = regex.compile("|".join(f"(?:{a})" for a, _ in period["rewrites"])) \
             if self._rewrites and not any(p.groups for p, _ in self._rewrites) else None
         self._period_words = {w.lower() for w in period["words"]}
+        # each rewrite backwards, the modern spelling to the period's ('ait' at the end →
+        # 'oit'), for the spellings of the period a modern word has (``period_spellings``)
+        self._rewrite_rules = period["rewrites"]
+        self._backwards: list | None = None  # (compiled when first asked for: most processes never do)
+        self._period_spellings_memo: dict[tuple[str, int], list[str]] = {}
         self._modern_min_zipf = period["modern_min_zipf"]
         self.titles = frozenset(data.get("names", {}).get("titles", ()))  # (a made lexicon may list none)
         hy = data["hyphens"]
@@ -128,7 +147,7 @@ class Lexicon:
 
     def trim(self) -> None:
         """Its memos kept to a size (pipeline/memos.py)."""
-        memos.trim(self._best_memo, self._modern_memo, self._zipf_memo)
+        memos.trim(self._best_memo, self._modern_memo, self._zipf_memo, self._period_spellings_memo)
 
     def another_tense(self, printed: str, reading: str) -> bool:
         """Whether ``printed`` is the passé simple or the future of a first-group verb
@@ -219,6 +238,28 @@ class Lexicon:
         if together != w and together not in out:
             out.append(together)
         return out
+
+    def period_spellings(self, w: str, printed: str | None = None) -> list[str]:
+        """The spellings of the period of a modern word ('avait' → 'avoit', 'savoir' →
+        'sçavoir', 'troisième' → 'troisiéme'): each rule backwards, alone, where the
+        rules forwards make the word again of what it makes. With ``printed``, only
+        those whose period letters it holds (an 'o' for 'oit', a 'ç' for 'sç')."""
+        if self._backwards is None:
+            self._backwards = [b for b in map(_backwards, self._rewrite_rules) if b is not None]
+        mask = -1
+        if printed is not None:
+            held = set(printed)
+            mask = sum(1 << k for k, (_, _, needs) in enumerate(self._backwards) if needs <= held)
+        hit = self._period_spellings_memo.get((w, mask))
+        if hit is None:
+            out = []
+            for k, (pattern, repl, _) in enumerate(self._backwards):
+                if mask >> k & 1:
+                    v = pattern.sub(repl, w)
+                    if v != w and v not in out and w in self.period_modern(v):
+                        out.append(v)
+            hit = self._period_spellings_memo[(w, mask)] = out
+        return list(hit)
 
     def long_s_variants(self, w: str) -> list[str]:
         """The word with some of its f read as a long s ('fuffit' → 'suffit', 'fuffit' …)."""

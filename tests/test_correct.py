@@ -1122,6 +1122,25 @@ def test_a_period_spelling_whose_f_is_a_misread_long_s_is_weighed(res):
     assert period_as_printed(lex, "avoit", long_s=True) and period_as_printed(lex, "foible", long_s=True)
 
 
+@pytest.mark.parametrize("printed,expected", [
+    # a misread word of the period is read as the period spelt it, not as the modern word
+    # the lexicon lists, where the print holds the period's letters ('oi', not 'ai')
+    ("Il avoil gagné la partie, & il étoil content.", "Il avoit gagné la partie, & il étoit content."),
+    ("Il faut jouer le valet, car on pourroil perdre.", "Il faut jouer le valet, car on pourroit perdre."),
+    # … and not where it holds neither ('ainsj': 'ainsi', the modern word, not 'ainsy')
+    ("Il prend la carte, puis ainsj il joue.", "Il prend la carte, puis ainsi il joue."),
+])
+def test_a_misread_word_of_the_period_is_read_as_the_period_spelt_it(res, printed, expected):
+    assert fixed(res, printed) == expected
+
+
+def test_the_period_spellings_of_a_modern_word_are_its_rewrites_backwards(res):
+    lex = res.lexicon
+    assert lex.period_spellings("avait") == ["avoit"]
+    assert "sçavoir" in lex.period_spellings("savoir") and "troisiéme" in lex.period_spellings("troisième")
+    assert lex.period_spellings("table") == []
+
+
 # misreadings and the words they were made from, with far and near pairs among them
 _PRINTS = ["tahle", "table", "rnoitié", "moitié", "carles", "cartes", "quiiue", "quinze", "fur", "sur", "de", "dé",
            "atfparavant", "auparavant", "Tenclave", "l'enclave", "lour", "tour"]

@@ -38,7 +38,7 @@ from .. import derived, memos
 from ..resources import remembered, underlying
 from ..text import fold_letters
 from .correct import (ChannelModel, Corrector, _cased, _lexicon_index, _long_s_reading, kept_choices, long_s_makes_a_word,
-                      period_as_printed, within)
+                      period_as_printed, period_kept, within)
 from .sequence import BookSequence, SequenceModel, normal_of
 from .settings import CleanSettings, ContextSettings, SegmentationSettings
 
@@ -419,6 +419,7 @@ class ContextReader:
             return None  # (an accent below the margin is most often the period's: not even suggested)
         confidence = max(0.05, min(0.99, 0.5 + 0.1 * (gain - margin) + 0.1 * min(ahead, 3.0)))
         fix = "clean.context_word" if known else "clean.context_nonword"
+        best, cost = period_kept(self.corrector, printed, best, cost, self.long_s)
         return ContextDecision(_cased(best, printed, sentence_start), cost, round(confidence, 3), applied, fix)
 
     def _scored(self, printed: str, words: list[str], costs: dict[str, float], prev: str, nxt: str, base: float,

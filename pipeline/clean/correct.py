@@ -1133,6 +1133,7 @@ class Corrector:
             return None  # not even worth suggesting: the printed word is likelier
         confidence = _confidence(gain - margin, score - runner_up)
         fix = "clean.long_s" if long_s else "clean.real_word"
+        best, cost = period_kept(self, printed, best, cost, ctx.long_s)
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix)
 
     def _may_be_made(self, printed: str, lower: str, word: str, score: float, cost: float, ctx: BookContext,
@@ -1201,9 +1202,8 @@ class Corrector:
         if not ok and score < s.nonword_suggestion:
             return None
         confidence = _confidence(s.nonword_max_cost - cost, score - runner_up)
-        fix = "clean.non_word"
-        if ctx.long_s and best == _long_s_reading(lower, best):
-            fix, best = "clean.long_s", _period_kept(self.lexicon, lower, best)
+        fix = "clean.long_s" if ctx.long_s and best == _long_s_reading(lower, best) else "clean.non_word"
+        best, cost = period_kept(self, printed, best, cost, ctx.long_s)
         return Decision(_cased(best, printed, sentence_start), cost, round(confidence, 3), ok, fix, tied)
 
 
@@ -1309,14 +1309,24 @@ def long_s_makes_a_word(lexicon: Lexicon, lower: str) -> bool:
     return any(lexicon.zipf(r) >= 1.0 or lexicon.is_period_form(r) for r in lexicon.long_s_variants(lower))
 
 
-def _period_kept(lexicon: Lexicon, lower: str, best: str) -> str:
-    """The print with only its long s read, where that is the period's spelling of
-    ``best`` ('troifiéme' → 'troisiéme', not 'troisième': the accents are the printer's,
-    the long s alone the OCR's misreading); else ``best``."""
-    for v in lexicon.long_s_variants(lower):
-        if v != best and lexicon.is_period_form(v) and best in lexicon.period_modern(v):
-            return v
-    return best
+def period_kept(corrector: "Corrector", printed: str, best: str, cost: float, long_s: bool) -> tuple[str, float]:
+    """(reading, its cost): the period's spelling of ``best`` the channel finds the
+    print a cheaper misreading of, where there is one, else ``best`` ('avoil' is 'avoit'
+    misread, not 'avait'; 'troifiéme' 'troisiéme', not 'troisième': the candidates are
+    the lexicon's modern words, and the period's spelling is the printer's, not an error).
+    The print must hold the period's letters (fewer plain edits from it: 'ainsj' says
+    nothing of 'ainsy' against 'ainsi'), and a spelling that differs by its accents alone
+    is read only in a long-s printing: elsewhere an é for an è is the OCR's as often
+    ('qualiiéme' is 'quatrième' in a book of 1820)."""
+    lower = printed.lower()
+    for v in corrector.lexicon.period_spellings(best, lower):
+        if (not long_s and fold_letters(v) == fold_letters(best)) \
+                or Levenshtein.distance(lower, v) >= Levenshtein.distance(lower, best):
+            continue
+        c = corrector.reading_cost(printed, v, long_s, cost)
+        if c < cost:
+            best, cost = v, c
+    return best, cost
 
 
 def _long_s_reading(lower: str, best: str) -> str:
