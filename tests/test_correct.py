@@ -379,12 +379,14 @@ def test_a_long_s_read_where_the_sentence_calls_for_it_though_the_chapter_repeat
     chapter = ("Le premier tableau eft connu fous le nom de la Vierge; il eft peint fur toile. Le fecond eft "
                "connu fous le nom du Berger, & il repréfente un Payfage. Les figures font placées fur un fond "
                "d'architecture. Le troifiéme eft connu fous le nom de la Chaffe. Un pastel fous glace eft à "
-               "côté, & un deffein fous verre.")
+               "côté, & un deffein fous verre. Il eft à fa droite, de Ion côté.")
     text = fixed(res, chapter)
     assert "Un pastel sous glace est à côté, & un dessein sous verre." in text
     assert text.count("connu sous le nom") == 3
     # the long s alone is the OCR's: the period's accent stays ('troisiéme', not 'troisième')
     assert "Le troisiéme est connu" in text
+    # the long s read as a capital I, a thin upright glyph as 'l', 'i', 'j' and 'J' are
+    assert text.endswith("Il est à sa droite, de son côté.")
 
 
 def test_long_s_left_alone_outside_long_s_printings(res):
