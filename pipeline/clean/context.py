@@ -350,7 +350,7 @@ class ContextReader:
                           printed, prev, nxt, sentence_start)
 
     def _decide(self, printed: str, prev: str, nxt: str, sentence_start: bool) -> ContextDecision | None:
-        if len(printed) == 2 and printed[1] in "'’" and printed[0].isupper() and not sentence_start:
+        if capital_elision(printed) and not sentence_start:
             return self._capital_elision_read(printed, prev, nxt)
         if not printed.isalpha() or (len(printed) > 1 and printed.isupper()):
             return None
@@ -547,7 +547,7 @@ class ContextReader:
         """A capitalised word inside a sentence whose capital is a misread small glyph:
         read as "l'" and a word ("l'or" printed 'Tor': the l and its apostrophe seen as
         one capital), or as the word its first letter makes in small ('les' printed
-        'Jes', 'trois' printed 'Irois'), when the sentence calls for them rather than for
+        'Ies', 'bien' printed 'Lien'), when the sentence calls for them rather than for
         the print, as a name or as the word it spells. Only a capital inside a sentence
         is suspect, and only it: the rest of the word is read as printed."""
         rest = printed[1:]
@@ -575,7 +575,12 @@ class ContextReader:
         keep = max(self.sequence.around_unknown(prev, nxt, st.unknown_logp),
                    self.sequence.around(prev, normal_of(printed.lower()), nxt, printed=True)
                    - st.weight * model.accent_or_case)
-        d = self._choose(options, keep, sg.margin, "clean.context_word", printed, False)
+        return self._small_reading(options, keep, printed)
+
+    def _small_reading(self, options: list, keep: float, printed: str) -> ContextDecision | None:
+        """The best of ``options`` against keeping the print (``_choose``), in small
+        letters as read: the capital was the misreading, not the word's."""
+        d = self._choose(options, keep, self.segmentation.margin, "clean.context_word", printed, False)
         return d if d is None else ContextDecision(options[0][1], d.cost, d.confidence, d.applied, d.fix)
 
     def _capital_elision_read(self, printed: str, prev: str, nxt: str) -> ContextDecision | None:
@@ -601,8 +606,7 @@ class ContextReader:
             keep = self.sequence.around(prev, first + "'", nxt, printed=True) - st.weight * model.accent_or_case
         else:
             keep = self.sequence.around_unknown(prev, nxt, st.unknown_logp)
-        d = self._choose(options, keep, self.segmentation.margin, "clean.context_word", printed, False)
-        return d if d is None else ContextDecision(options[0][1], d.cost, d.confidence, d.applied, d.fix)
+        return self._small_reading(options, keep, printed)
 
     # -- words joined and parted ------------------------------------------------------------
 
@@ -876,6 +880,12 @@ COMMONEST_FORMAT = 3  # what the table holds: raise it when that changes
 _EDITS_THEN_WORD = itemgetter(0, 1)
 _UNSEEN = object()
 _PERIOD = object()  # (``ContextReader._word``: a spelling of the period, left as printed)
+
+
+def capital_elision(token: str) -> bool:
+    """Whether a token is an elided word printed with a capital ("J'" of "J'officier"):
+    inside a sentence its capital is the OCR's (``ContextReader._capital_elision_read``)."""
+    return len(token) == 2 and token[0].isupper() and token[1] in "'’"
 
 
 _VOWELS = frozenset("aeiouyhéèêëàâîïôûœ")

@@ -1317,7 +1317,7 @@ def period_kept(corrector: "Corrector", printed: str, best: str, cost: float, lo
     The print must hold the period's letters (fewer plain edits from it: 'ainsj' says
     nothing of 'ainsy' against 'ainsi'), and a spelling that differs by its accents alone
     is read only in a long-s printing: elsewhere an é for an è is the OCR's as often
-    ('qualiiéme' is 'quatrième' in a book of 1820)."""
+    (a misread 'quatriéme' of a book of 1820 is 'quatrième')."""
     lower = printed.lower()
     for v in corrector.lexicon.period_spellings(best, lower):
         if (not long_s and fold_letters(v) == fold_letters(best)) \

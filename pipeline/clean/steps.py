@@ -20,7 +20,7 @@ from ..markers import number_marker, roman_marker
 from ..numbers import DIGITS
 from ..resources import Resources
 from ..text import Edit, fold_letters
-from .context import ContextDecision, ContextReader, one_word
+from .context import ContextDecision, ContextReader, capital_elision, one_word
 from .correct import BookContext, Corrector, OcrConfidence
 from .sequence import SequenceModel, normal, token_spans
 from .settings import CleanSettings
@@ -439,7 +439,7 @@ def _in_context(text: str, ctx: CleanContext) -> Iterable[Edit]:
         d = None
         # a word standing clear of debris ('rnan^er' is one word the OCR broke, not 'er')
         # (an elided word is a token before its word: "J'" of "J'officier", its capital the OCR's)
-        elision = len(word) == 2 and word[0].isupper() and word[1] in "'’"
+        elision = capital_elision(word)
         clear = (a == 0 or text[a - 1] in _BEFORE_WORD) and (b == len(text) or text[b] in _AFTER_WORD or elision)
         if a >= skip_until and clear and (word[-1].isalpha() or elision) \
                 and not _hyphened_piece(text, a, b, ctx.res.lexicon):
